@@ -1,0 +1,76 @@
+"""Action-level checkpoints for LangGraph on PostgreSQL.
+
+Every node transition, LLM completion and tool call becomes a row with a
+deterministic idempotency key; after a crash, completed actions are served from
+the log instead of being executed again.
+
+Quick start::
+
+    from langgraph_actionckpt import ActionSaver, ActionCallbackHandler
+
+    with ActionSaver.from_conn_string() as saver:  # no DSN: embedded PostgreSQL
+        saver.setup()
+        graph = builder.compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "t1"}, "callbacks": [ActionCallbackHandler(saver)]}
+        graph.invoke(inputs, config)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .errors import (
+    ActionCkptError,
+    ConfigurationError,
+    EmbeddedServerError,
+    InFlightActionError,
+    MigrationError,
+    SerializationError,
+    ThreadBusyError,
+    VectorUnavailableError,
+)
+
+if TYPE_CHECKING:
+    from .aio import AsyncActionSaver
+    from .embedded import embedded_dsn, stop_embedded
+    from .saver import ActionSaver
+
+__version__ = "0.1.0"
+
+# Public names that live in submodules, imported on first use so that
+# `import langgraph_actionckpt` stays cheap and optional extras stay optional.
+_LAZY = {
+    "ActionSaver": ".saver",
+    "AsyncActionSaver": ".aio",
+    "embedded_dsn": ".embedded",
+    "stop_embedded": ".embedded",
+}
+
+__all__ = [
+    "ActionCkptError",
+    "ActionSaver",
+    "AsyncActionSaver",
+    "ConfigurationError",
+    "EmbeddedServerError",
+    "InFlightActionError",
+    "MigrationError",
+    "SerializationError",
+    "ThreadBusyError",
+    "VectorUnavailableError",
+    "embedded_dsn",
+    "stop_embedded",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'langgraph_actionckpt' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,622 @@
+"""The saver logic shared by :class:`ActionSaver` and :class:`AsyncActionSaver`.
+
+Everything here is I/O-free: each public operation is a *plan* (see
+``_driver``) that the sync and async classes hand to their driver.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+import re
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    DeltaChannelHistory,
+    PendingWrite,
+    get_serializable_checkpoint_metadata,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
+
+from . import _encoding
+from ._blobs import BlobRow, DeltaPolicy, ListCache, ListState, StoredBlob, resolve_chain
+from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory
+from ._migrations import LATEST_VERSION, pending_migrations
+from ._queries import Queries
+from .errors import ConfigurationError, MigrationError, SerializationError
+
+DEFAULT_SCHEMA = "actionckpt"
+_SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+_INLINE_MAX = 256
+_PAGE = 200
+
+
+def validate_schema(schema: str) -> str:
+    """Check a schema name; it must be a plain SQL identifier (it is quoted anyway)."""
+    if not isinstance(schema, str) or not _SCHEMA_RE.match(schema):
+        raise ConfigurationError(
+            f"schema must match {_SCHEMA_RE.pattern} (letters, digits, underscore), "
+            f"got {schema!r}"
+        )
+    return schema
+
+
+def default_serde() -> SerializerProtocol:
+    """Strict msgpack serializer: only allowlisted types are revived on load.
+
+    LangGraph adds the graph's own state types to the allowlist when it compiles
+    a graph with this saver (``with_allowlist``). Pickle is never used.
+    """
+    return JsonPlusSerializer(allowed_msgpack_modules=None)
+
+
+def _node_from_path(task_path: str) -> str | None:
+    # task paths look like "~__pregel_pull, agent" or "~__pregel_push, 0, ..."
+    parts = [p.strip() for p in task_path.lstrip("~").split(",")]
+    if len(parts) >= 2 and parts[0] == "__pregel_pull":
+        return parts[1]
+    return None
+
+
+def _json(value: Any) -> str:
+    return _encoding.dumps(value).decode()
+
+
+class SaverCore(BaseCheckpointSaver[str]):
+    """Shared state and plans of both savers. Not used directly."""
+
+    def __init__(
+        self,
+        *,
+        schema: str = DEFAULT_SCHEMA,
+        serde: SerializerProtocol | None = None,
+        record_nodes: bool = True,
+        delta_policy: DeltaPolicy | None = None,
+        delta_cache_bytes: int = 64 * 1024 * 1024,
+    ) -> None:
+        super().__init__(serde=serde or default_serde())
+        self.schema = validate_schema(schema)
+        self.queries = Queries(self.schema)
+        self.record_nodes = record_nodes
+        self.delta_policy = delta_policy or DeltaPolicy()
+        self._lists = ListCache(delta_cache_bytes)
+        self._is_setup = False
+        # checkpoint id -> step, so node rows get their step without a lookup
+        self._steps: dict[tuple[str, str, str], int] = {}
+
+    # ----------------------------------------------------------------- versions
+
+    def get_next_version(self, current: str | None, channel: None = None) -> str:
+        """Fixed-width versions: ``000000000042.<48 random bits>``.
+
+        The integer part orders versions; the random part keeps two forks of the
+        same checkpoint from writing different values under one version.
+        """
+        if current is None:
+            current_v = 0
+        elif isinstance(current, (int, float)):
+            current_v = int(current)
+        else:
+            current_v = int(str(current).split(".")[0])
+        return f"{current_v + 1:012d}.{secrets.randbits(48):012x}"
+
+    # -------------------------------------------------------------------- setup
+
+    def _plan_setup(self) -> Plan[int]:
+        """Apply pending migrations under a per-schema advisory lock."""
+        q = self.queries
+        row = yield Op(q.current_version, (f'"{self.schema}".migrations',), "one")
+        if row is not None and row[0]:
+            row = yield Op(q.read_version, None, "one")
+            if row is not None and row[0] is not None and row[0] >= LATEST_VERSION:
+                return int(row[0])
+        lock_key = f"langgraph_actionckpt:{self.schema}"
+        yield Op("SELECT pg_advisory_lock(hashtext(%s))", (lock_key,), "one")
+        try:
+            yield Op(q.create_schema)
+            yield Op(q.create_migrations)
+            row = yield Op(q.read_version, None, "one")
+            current = row[0] if row else None
+            if current is not None and current > LATEST_VERSION:
+                raise MigrationError(
+                    f"schema {self.schema!r} is at version {current}, newer than this "
+                    f"package's {LATEST_VERSION}; upgrade langgraph-actionckpt"
+                )
+            for migration in pending_migrations(current):
+                if migration.concurrent:
+                    for stmt in migration.render(self.schema):
+                        yield Op(stmt)
+                    yield Op(q.record_version, (migration.version, migration.description))
+                else:
+                    yield BEGIN
+                    for stmt in migration.render(self.schema):
+                        yield Op(stmt)
+                    yield Op(q.record_version, (migration.version, migration.description))
+                    yield COMMIT
+        finally:
+            yield Op("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key,), "one")
+        return LATEST_VERSION
+
+    # ---------------------------------------------------------------------- put
+
+    def _plan_put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> Plan[RunnableConfig]:
+        conf = config["configurable"]
+        thread_id = str(conf["thread_id"])
+        ns = conf.get("checkpoint_ns", "") or ""
+        parent_id = conf.get("checkpoint_id")
+        values = checkpoint.get("channel_values", {})
+        inline: dict[str, Any] = {}
+        channels: list[str] = []
+        versions: list[str] = []
+        rows: list[BlobRow] = []
+        states: list[tuple[tuple[str, str, str], ListState | None]] = []
+        for channel, version in checkpoint["channel_versions"].items():
+            if channel not in values:
+                continue
+            value = values[channel]
+            if _inlinable(value):
+                inline[channel] = value
+                continue
+            channels.append(channel)
+            versions.append(str(version))
+            if channel in new_versions:
+                row, state = self._encode_blob(thread_id, ns, channel, str(version), value)
+                rows.append(row)
+                states.append(((thread_id, ns, channel), state))
+        stored = {k: v for k, v in checkpoint.items() if k != "channel_values"}
+        stored["channel_values"] = inline
+        type_, data = self._dumps(stored, "checkpoint")
+        meta = get_serializable_checkpoint_metadata(config, metadata)
+        params = {
+            "thread_id": thread_id,
+            "ns": ns,
+            "checkpoint_id": checkpoint["id"],
+            "parent": parent_id,
+            "run_id": _str_or_none(meta.get("run_id")),
+            "step": meta.get("step") if isinstance(meta.get("step"), int) else None,
+            "type": type_,
+            "checkpoint": data,
+            "channels": channels,
+            "versions": versions,
+            "metadata": _json(meta),
+            "b_channel": [r.channel for r in rows],
+            "b_version": [r.version for r in rows],
+            "b_type": [r.type for r in rows],
+            "b_blob": [r.blob for r in rows],
+            "b_base": [r.base for r in rows],
+            "b_snap": [r.snap for r in rows],
+            "b_cnt": [r.count for r in rows],
+        }
+        yield Op(self.queries.put, params)
+        for key, state in states:
+            if state is not None:
+                self._lists.put(key, state)
+        if isinstance(params["step"], int):
+            if len(self._steps) > 10_000:
+                self._steps.clear()
+            self._steps[(thread_id, ns, checkpoint["id"])] = params["step"]
+        return {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": ns,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
+
+    def _encode_blob(
+        self, thread_id: str, ns: str, channel: str, version: str, value: Any
+    ) -> tuple[BlobRow, ListState | None]:
+        type_, data = self._dumps(value, f"channel {channel!r}")
+        prev = self._lists.get((thread_id, ns, channel))
+        return self.delta_policy.encode(channel, version, type_, data, prev)
+
+    def _dumps(self, value: Any, what: str) -> tuple[str, bytes]:
+        try:
+            return self.serde.dumps_typed(value)
+        except Exception as exc:  # the serializer raises many types; add context
+            raise SerializationError(
+                f"cannot serialize {what} ({type(value).__name__}): {exc}"
+            ) from exc
+
+    def _loads(self, type_: str, data: bytes | None) -> Any:
+        return self.serde.loads_typed((type_, data if data is not None else b""))
+
+    # --------------------------------------------------------------- put_writes
+
+    def _plan_put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> Plan[None]:
+        conf = config["configurable"]
+        thread_id = str(conf["thread_id"])
+        ns = conf.get("checkpoint_ns", "") or ""
+        checkpoint_id = conf.get("checkpoint_id")
+        idx: list[int] = []
+        w_channel: list[str] = []
+        w_type: list[str] = []
+        w_blob: list[bytes] = []
+        for i, (channel, value) in enumerate(writes):
+            type_, data = self._dumps(value, f"write to {channel!r}")
+            idx.append(WRITES_IDX_MAP.get(channel, i))
+            w_channel.append(channel)
+            w_type.append(type_)
+            w_blob.append(data)
+        upsert = all(w[0] in WRITES_IDX_MAP for w in writes)
+        actions = self._node_actions(task_id, task_path, writes) if self.record_nodes else []
+        metadata = config.get("metadata") or {}
+        params = {
+            "thread_id": thread_id,
+            "ns": ns,
+            "checkpoint_id": checkpoint_id,
+            "task_id": task_id,
+            "task_path": task_path,
+            "w_idx": idx,
+            "w_channel": w_channel,
+            "w_type": w_type,
+            "w_blob": w_blob,
+            "run_id": _str_or_none(metadata.get("run_id")),
+            "node": _node_from_path(task_path),
+            "agent_id": ns.split(":")[0] if ns else None,
+            "step": (
+                self._steps[(thread_id, ns, checkpoint_id)] + 1
+                if (thread_id, ns, checkpoint_id) in self._steps
+                else None
+            ),
+            "a_id": [a[0] for a in actions],
+            "a_type": [a[1] for a in actions],
+            "a_name": [a[2] for a in actions],
+            "a_status": [a[3] for a in actions],
+            "a_output": [a[4] for a in actions],
+            "a_error": [a[5] for a in actions],
+        }
+        yield Op(self.queries.put_writes(upsert), params)
+
+    def _node_actions(
+        self, task_id: str, task_path: str, writes: Sequence[tuple[str, Any]]
+    ) -> list[tuple[str, str, str | None, str, str | None, str | None]]:
+        """The ``node`` row of a finished task and a ``branch`` row per routing write."""
+        node = _node_from_path(task_path)
+        if node is None or node.startswith("__"):
+            return []
+        channels = [c for c, _ in writes]
+        error = next((v for c, v in writes if c == ERROR), None)
+        if error is not None:
+            status = "failed"
+        elif INTERRUPT in channels:
+            status = "interrupted"
+        else:
+            status = "completed"
+        summary = {
+            "channels": [c for c in channels if not c.startswith("branch:")],
+            "routes": [c.split(":", 2)[2] for c in channels if c.startswith("branch:to:")],
+            "sends": sum(1 for c in channels if c == TASKS),
+        }
+        err_json = (
+            _json({"type": type(error).__name__, "message": str(error)})
+            if error is not None
+            else None
+        )
+        rows = [(f"{task_id}:node", "node", node, status, _json(summary), err_json)]
+        routes = summary["routes"]
+        if routes or summary["sends"]:
+            rows.append(
+                (
+                    f"{task_id}:branch",
+                    "branch",
+                    node,
+                    "completed",
+                    _json({"from": node, "to": routes, "sends": summary["sends"]}),
+                    None,
+                )
+            )
+        return rows
+
+    # ---------------------------------------------------------------- get_tuple
+
+    def _plan_get_tuple(self, config: RunnableConfig) -> Plan[CheckpointTuple | None]:
+        conf = config["configurable"]
+        thread_id = str(conf["thread_id"])
+        ns = conf.get("checkpoint_ns", "") or ""
+        checkpoint_id = conf.get("checkpoint_id")
+        params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
+        row = yield Op(self.queries.get_tuple(checkpoint_id is not None), params, "one")
+        if row is None:
+            return None
+        blobs: dict[str, dict[str, StoredBlob]] = {}
+        b_channel, b_version, b_type, b_blob, b_base, b_cnt = row[13:19]
+        for i, channel in enumerate(b_channel or ()):
+            blobs.setdefault(channel, {})[b_version[i]] = StoredBlob(
+                b_type[i], b_blob[i], b_base[i], b_cnt[i]
+            )
+        tup = self._make_tuple(row, blobs, remember=checkpoint_id is None)
+        return tup
+
+    def _make_tuple(
+        self,
+        row: Sequence[Any],
+        blobs: Mapping[str, Mapping[str, StoredBlob]],
+        *,
+        remember: bool = False,
+    ) -> CheckpointTuple:
+        (thread_id, ns, checkpoint_id, parent_id, type_, data, metadata, channels, versions) = row[
+            :9
+        ]
+        w_task, w_channel, w_type, w_blob = row[9:13]
+        checkpoint = cast(Checkpoint, self._loads(type_, data))
+        values = dict(checkpoint.get("channel_values") or {})
+        for channel, version in zip(channels or (), versions or (), strict=True):
+            rows = blobs.get(channel)
+            if rows is None or version not in rows:
+                raise SerializationError(
+                    f"checkpoint {checkpoint_id!r} of thread {thread_id!r} references "
+                    f"{channel!r} version {version!r}, which is not stored"
+                )
+            vtype, vdata, state = resolve_chain(dict(rows), version)
+            if vtype == "empty":
+                continue
+            values[channel] = self._loads(vtype, vdata)
+            if remember and state is not None:
+                self._lists.put((thread_id, ns, channel), state)
+        checkpoint["channel_values"] = values
+        pending: list[PendingWrite] = [
+            (w_task[i], w_channel[i], self._loads(w_type[i], w_blob[i]))
+            for i in range(len(w_task or ()))
+        ]
+        return CheckpointTuple(
+            config={
+                "configurable": {
+                    "thread_id": thread_id,
+                    "checkpoint_ns": ns,
+                    "checkpoint_id": checkpoint_id,
+                }
+            },
+            checkpoint=checkpoint,
+            metadata=cast(CheckpointMetadata, _encoding.from_jsonable(metadata)),
+            parent_config=(
+                {
+                    "configurable": {
+                        "thread_id": thread_id,
+                        "checkpoint_ns": ns,
+                        "checkpoint_id": parent_id,
+                    }
+                }
+                if parent_id
+                else None
+            ),
+            pending_writes=pending,
+        )
+
+    # --------------------------------------------------------------------- list
+
+    def _list_conditions(
+        self,
+        config: RunnableConfig | None,
+        filter: Mapping[str, Any] | None,
+        before: RunnableConfig | None,
+    ) -> tuple[list[str], dict[str, Any]]:
+        conds: list[str] = []
+        params: dict[str, Any] = {}
+        if config is not None:
+            conf = config.get("configurable", {})
+            if conf.get("thread_id") is not None:
+                conds.append("thread_id = %(thread_id)s")
+                params["thread_id"] = str(conf["thread_id"])
+            if conf.get("checkpoint_ns") is not None:
+                conds.append("checkpoint_ns = %(ns)s")
+                params["ns"] = conf["checkpoint_ns"]
+            if conf.get("checkpoint_id"):
+                conds.append("checkpoint_id = %(checkpoint_id)s")
+                params["checkpoint_id"] = conf["checkpoint_id"]
+        if filter:
+            # The whole filter is one bound JSONB value: keys never reach the SQL text.
+            conds.append("metadata @> %(filter)s::jsonb")
+            params["filter"] = _json(dict(filter))
+        if before is not None and before.get("configurable", {}).get("checkpoint_id"):
+            conds.append("checkpoint_id < %(before)s")
+            params["before"] = before["configurable"]["checkpoint_id"]
+        return conds, params
+
+    def _plan_list(
+        self,
+        config: RunnableConfig | None,
+        filter: Mapping[str, Any] | None,
+        before: RunnableConfig | None,
+        limit: int | None,
+    ) -> Iterator[PlanFactory[tuple[list[CheckpointTuple], bool]]]:
+        """Yield one plan factory per page; each plan returns ``(tuples, more_pages)``."""
+        if limit is not None and limit <= 0:
+            return
+        conds, params = self._list_conditions(config, filter, before)
+        remaining = limit
+        cursor: tuple[str, str, str] | None = None
+        while True:
+            page = min(_PAGE, remaining) if remaining is not None else _PAGE
+            page_conds = list(conds)
+            page_params = dict(params, page=page)
+            if cursor is not None:
+                page_conds.append(
+                    "(checkpoint_id, thread_id, checkpoint_ns) < (%(c_id)s, %(c_t)s, %(c_ns)s)"
+                )
+                page_params.update(c_id=cursor[0], c_t=cursor[1], c_ns=cursor[2])
+            query = self.queries.list_page(page_conds)
+            holder: list[tuple[str, str, str]] = []
+            yield partial(self._plan_list_page, query, page_params, page, holder)
+            if not holder:
+                return
+            cursor = holder[0]
+            if remaining is not None:
+                remaining -= page
+                if remaining <= 0:
+                    return
+
+    def _plan_list_page(
+        self,
+        query: Any,
+        params: dict[str, Any],
+        page: int,
+        cursor_out: list[tuple[str, str, str]],
+    ) -> Plan[tuple[list[CheckpointTuple], bool]]:
+        rows = yield Op(query, params, "all")
+        if not rows:
+            return [], False
+        targets: set[tuple[str, str, str, str]] = set()
+        for r in rows:
+            for channel, version in zip(r[7] or (), r[8] or (), strict=True):
+                targets.add((r[0], r[1], channel, version))
+        blobs: dict[tuple[str, str], dict[str, dict[str, StoredBlob]]] = {}
+        if targets:
+            t = sorted(targets)
+            blob_rows = yield Op(
+                self.queries.blob_chains,
+                ([x[0] for x in t], [x[1] for x in t], [x[2] for x in t], [x[3] for x in t]),
+                "all",
+            )
+            for b in blob_rows:
+                blobs.setdefault((b[0], b[1]), {}).setdefault(b[2], {})[b[3]] = StoredBlob(
+                    b[4], b[5], b[6], b[7]
+                )
+        tuples = [self._make_tuple(r, blobs.get((r[0], r[1]), {})) for r in rows]
+        if len(rows) == page:
+            last = rows[-1]
+            cursor_out.append((last[2], last[0], last[1]))
+        return tuples, len(rows) == page
+
+    # ------------------------------------------------------------- maintenance
+
+    def _plan_delete_thread(self, thread_id: str) -> Plan[None]:
+        yield BEGIN
+        for stmt in self.queries.delete_thread:
+            yield Op(stmt, {"thread_id": str(thread_id)})
+        yield COMMIT
+        self._lists.forget_thread(str(thread_id))
+
+    def _plan_delete_for_runs(self, run_ids: Sequence[str]) -> Plan[None]:
+        ids = [str(r) for r in run_ids]
+        if not ids:
+            return
+        yield BEGIN
+        rows = yield Op(self.queries.delete_runs, {"run_ids": ids}, "all")
+        threads = [r[0] for r in rows]
+        if threads:
+            yield Op(self.queries.gc_blobs, {"thread_ids": threads})
+        yield Op(self.queries.delete_run_actions, {"run_ids": ids})
+        yield COMMIT
+        for t in threads:
+            self._lists.forget_thread(t)
+
+    def _plan_copy_thread(self, source_thread_id: str, target_thread_id: str) -> Plan[None]:
+        params = {"source": str(source_thread_id), "target": str(target_thread_id)}
+        yield BEGIN
+        for stmt in self.queries.copy_thread:
+            yield Op(stmt, params)
+        yield COMMIT
+
+    def _plan_prune(self, thread_ids: Sequence[str], strategy: str) -> Plan[None]:
+        ids = [str(t) for t in thread_ids]
+        if strategy not in ("keep_latest", "delete"):
+            raise ConfigurationError(
+                f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'"
+            )
+        if not ids:
+            return
+        yield BEGIN
+        if strategy == "keep_latest":
+            yield Op(self.queries.prune_keep_latest, {"thread_ids": ids})
+            yield Op(self.queries.gc_blobs, {"thread_ids": ids})
+        else:
+            for stmt in self.queries.prune_delete:
+                yield Op(stmt, {"thread_ids": ids})
+        yield COMMIT
+        for t in ids:
+            self._lists.forget_thread(t)
+
+    # ----------------------------------------------------- delta channel history
+
+    def _plan_delta_history(
+        self, config: RunnableConfig, channels: Sequence[str]
+    ) -> Plan[dict[str, DeltaChannelHistory]]:
+        """Walk the parent chain in one query, then load only what is needed."""
+        if not channels:
+            return {}
+        conf = config["configurable"]
+        thread_id = str(conf["thread_id"])
+        ns = conf.get("checkpoint_ns", "") or ""
+        target = conf.get("checkpoint_id")
+        if target is None:
+            latest = yield from self._plan_get_tuple(config)
+            if latest is None:
+                return {c: {"writes": []} for c in channels}
+            target = latest.config["configurable"]["checkpoint_id"]
+        rows = yield Op(
+            self.queries.ancestors,
+            {"thread_id": thread_id, "ns": ns, "checkpoint_id": target, "max_depth": 1_000_000},
+            "all",
+        )
+        collected: dict[str, list[PendingWrite]] = {c: [] for c in channels}
+        seeds: dict[str, Any] = {}
+        remaining = set(channels)
+        for ancestor_id, depth in rows:
+            if depth == 0:
+                continue
+            if not remaining:
+                break
+            tup = yield from self._plan_get_tuple(
+                {
+                    "configurable": {
+                        "thread_id": thread_id,
+                        "checkpoint_ns": ns,
+                        "checkpoint_id": ancestor_id,
+                    }
+                }
+            )
+            if tup is None:
+                break
+            for write in reversed(tup.pending_writes or []):
+                if write[1] in remaining:
+                    collected[write[1]].append(write)
+            for ch in list(remaining):
+                if ch in tup.checkpoint["channel_values"]:
+                    seeds[ch] = tup.checkpoint["channel_values"][ch]
+                    remaining.discard(ch)
+        result: dict[str, DeltaChannelHistory] = {}
+        for ch in channels:
+            entry: DeltaChannelHistory = {"writes": list(reversed(collected[ch]))}
+            if ch in seeds:
+                entry["seed"] = seeds[ch]
+            result[ch] = entry
+        return result
+
+
+def _inlinable(value: Any) -> bool:
+    if value is None or isinstance(value, (bool, int, float)):
+        return True
+    return isinstance(value, str) and len(value) <= _INLINE_MAX
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def env_dsn() -> str | None:
+    """The DSN from ``ACTIONCKPT_DSN``, if set and not empty."""
+    return os.environ.get("ACTIONCKPT_DSN") or None

@@ -1,0 +1,232 @@
+"""Delta encoding of list-valued channels.
+
+An append-only list channel (``operator.add``, ``add_messages``) serialized by
+the msgpack serializer is an array header followed by the encodings of its
+items, one after the other. When the encoding of a new version starts with the
+encoding of the previous version's items, the new version is stored as the
+bytes it added. This compares serialized bytes, so it is exact whatever the
+reducer did (a replaced or edited message simply fails the prefix test and is
+stored in full).
+
+A version is read back as its nearest full snapshot plus the deltas after it.
+Snapshots are taken when the chain grows long *and* its bytes outweigh the
+snapshot several times, so storage stays within ``1 + 1/ratio`` of the appended
+bytes while a read fetches a bounded number of rows.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from .errors import SerializationError
+
+DELTA_TYPE = "delta"
+"""``blobs.type`` of a delta row: ``blob`` holds item encodings only."""
+
+VERSION_RE = re.compile(r"^\d{12}\.[0-9a-f]{12}$")
+"""Versions this saver makes: fixed width, so string order is version order."""
+
+
+def array_header(data: bytes) -> tuple[int, int] | None:
+    """Return ``(header_length, item_count)`` if ``data`` is a msgpack array, else None."""
+    if not data:
+        return None
+    first = data[0]
+    if 0x90 <= first <= 0x9F:
+        return 1, first & 0x0F
+    if first == 0xDC and len(data) >= 3:
+        return 3, struct.unpack_from(">H", data, 1)[0]
+    if first == 0xDD and len(data) >= 5:
+        return 5, struct.unpack_from(">I", data, 1)[0]
+    return None
+
+
+def make_header(count: int) -> bytes:
+    """The msgpack array header for ``count`` items."""
+    if count < 16:
+        return bytes([0x90 | count])
+    if count < 2**16:
+        return b"\xdc" + struct.pack(">H", count)
+    return b"\xdd" + struct.pack(">I", count)
+
+
+@dataclass(slots=True)
+class ListState:
+    """What the saver remembers of the last stored version of a list channel."""
+
+    version: str
+    body: bytes
+    count: int
+    snap_version: str | None  # None: this version is itself a full snapshot
+    snap_bytes: int
+    chain_bytes: int
+    chain_len: int
+
+
+@dataclass(slots=True)
+class BlobRow:
+    """One row for the ``blobs`` table."""
+
+    channel: str
+    version: str
+    type: str
+    blob: bytes | None
+    base: str | None = None
+    snap: str | None = None
+    count: int | None = None
+
+
+class ListCache:
+    """Bounded LRU of the latest :class:`ListState` per (thread, ns, channel)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._data: OrderedDict[tuple[str, str, str], ListState] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, str]) -> ListState | None:
+        with self._lock:
+            state = self._data.get(key)
+            if state is not None:
+                self._data.move_to_end(key)
+            return state
+
+    def put(self, key: tuple[str, str, str], state: ListState) -> None:
+        if self.max_bytes <= 0 or len(state.body) > self.max_bytes:
+            return
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old.body)
+            self._data[key] = state
+            self._bytes += len(state.body)
+            while self._bytes > self.max_bytes and self._data:
+                _, evicted = self._data.popitem(last=False)
+                self._bytes -= len(evicted.body)
+
+    def forget_thread(self, thread_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._data if k[0] == thread_id]:
+                self._bytes -= len(self._data.pop(key).body)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self._bytes = 0
+
+
+class DeltaPolicy:
+    """When to store a delta and when a full snapshot.
+
+    Args:
+        min_chain: A chain shorter than this never gets a new snapshot.
+        ratio: A snapshot is taken only once the chain's bytes exceed ``ratio``
+            times the snapshot's bytes (storage overhead at most ``1/ratio``).
+    """
+
+    def __init__(self, min_chain: int = 512, ratio: float = 3.0) -> None:
+        self.min_chain = min_chain
+        self.ratio = ratio
+
+    def encode(
+        self,
+        channel: str,
+        version: str,
+        type_: str,
+        data: bytes,
+        prev: ListState | None,
+    ) -> tuple[BlobRow, ListState | None]:
+        """Make the blob row for one channel value, and the state to remember."""
+        header = array_header(data) if type_ == "msgpack" else None
+        if header is None:
+            return BlobRow(channel, version, type_, data), None
+        hlen, count = header
+        body = data[hlen:]
+        if (
+            prev is not None
+            and count >= prev.count
+            and VERSION_RE.match(version) is not None
+            and VERSION_RE.match(prev.version) is not None
+            and version > prev.version
+            and body.startswith(prev.body)
+        ):
+            delta = body[len(prev.body) :]
+            chain_bytes = prev.chain_bytes + len(delta)
+            chain_len = prev.chain_len + 1
+            if not (chain_len >= self.min_chain and chain_bytes > self.ratio * prev.snap_bytes):
+                snap = prev.snap_version or prev.version
+                row = BlobRow(
+                    channel, version, DELTA_TYPE, delta, prev.version, snap, count - prev.count
+                )
+                state = ListState(
+                    version, body, count, snap, prev.snap_bytes, chain_bytes, chain_len
+                )
+                return row, state
+        row = BlobRow(channel, version, type_, data, count=count)
+        return row, ListState(version, body, count, None, len(body), 0, 0)
+
+
+@dataclass(slots=True)
+class StoredBlob:
+    """A blob row as read back."""
+
+    type: str
+    blob: bytes | None
+    base: str | None
+    count: int | None
+
+
+def resolve_chain(
+    rows: dict[str, StoredBlob], version: str
+) -> tuple[str, bytes | None, ListState | None]:
+    """Rebuild one channel version from its rows.
+
+    Args:
+        rows: The channel's rows by version (the chain of ``version`` at least).
+        version: The version to rebuild.
+
+    Returns:
+        ``(type, data, state)``: serializer type and bytes to load, and the
+        :class:`ListState` of this version when it is a list (for further deltas).
+    """
+    deltas: list[bytes] = []
+    count = 0
+    v: str | None = version
+    while True:
+        row = rows.get(v) if v is not None else None
+        if row is None:
+            raise SerializationError(
+                f"stored value of version {version!r} is missing its base version {v!r}"
+            )
+        if row.type == DELTA_TYPE:
+            deltas.append(row.blob or b"")
+            count += row.count or 0
+            v = row.base
+            continue
+        hdr = array_header(row.blob) if row.blob is not None and row.type == "msgpack" else None
+        if hdr is None:
+            if not deltas:
+                return row.type, row.blob, None
+            raise SerializationError(f"delta base {v!r} of {version!r} is not a stored list")
+        assert row.blob is not None and v is not None
+        snap_body = row.blob[hdr[0] :]
+        count += hdr[1]
+        break
+    deltas.reverse()
+    body = b"".join([snap_body, *deltas])
+    chain_bytes = len(body) - len(snap_body)
+    state = ListState(
+        version,
+        body,
+        count,
+        v if deltas else None,
+        len(snap_body),
+        chain_bytes,
+        len(deltas),
+    )
+    return "msgpack", make_header(count) + body, state

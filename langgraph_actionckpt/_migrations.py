@@ -1,0 +1,174 @@
+"""Versioned schema migrations.
+
+Each migration has an explicit version number and is applied at most once per
+schema. Ordinary migrations run in one transaction together with their version
+row; ``concurrent`` migrations (``CREATE INDEX CONCURRENTLY``) cannot run in a
+transaction, so they run in autocommit and are written to be re-runnable.
+
+``setup()`` reads the applied version without any lock; only when a migration
+is pending does it take a per-schema advisory lock, re-read the version, and
+apply what is still missing. Ten processes calling ``setup()`` at once thus end
+with one schema and no error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg import sql
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema change.
+
+    Attributes:
+        version: Explicit, increasing version number.
+        description: What the migration does (shown by ``actionckpt migrate``).
+        statements: SQL with ``{s}`` standing for the schema identifier.
+        concurrent: Run each statement in autocommit (for CONCURRENTLY).
+    """
+
+    version: int
+    description: str
+    statements: tuple[str, ...]
+    concurrent: bool = False
+
+    def render(self, schema: str) -> list[sql.Composed]:
+        """The statements with the schema identifier filled in."""
+        ident = sql.Identifier(schema)
+        return [sql.SQL(stmt).format(s=ident) for stmt in self.statements]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "checkpoints, blobs, writes and actions tables",
+        (
+            """
+            CREATE TABLE IF NOT EXISTS {s}.checkpoints (
+                thread_id text NOT NULL,
+                checkpoint_ns text NOT NULL DEFAULT '',
+                checkpoint_id text NOT NULL,
+                parent_checkpoint_id text,
+                run_id text,
+                step integer,
+                type text NOT NULL,
+                checkpoint bytea NOT NULL,
+                channels text[] NOT NULL,
+                versions text[] NOT NULL,
+                metadata jsonb NOT NULL DEFAULT '{{}}',
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+            )
+            """,
+            # A channel value is stored once per version. An append-only list is
+            # stored as what the version added (blob holds the new items only) with
+            # base_version pointing at the version it extends and snap_version at
+            # the full snapshot the chain starts from, so a read fetches one index
+            # range [snap_version, version].
+            """
+            CREATE TABLE IF NOT EXISTS {s}.blobs (
+                thread_id text NOT NULL,
+                checkpoint_ns text NOT NULL DEFAULT '',
+                channel text NOT NULL,
+                version text NOT NULL,
+                type text NOT NULL,
+                blob bytea,
+                base_version text,
+                snap_version text,
+                item_count integer,
+                PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS {s}.writes (
+                thread_id text NOT NULL,
+                checkpoint_ns text NOT NULL DEFAULT '',
+                checkpoint_id text NOT NULL,
+                task_id text NOT NULL,
+                idx integer NOT NULL,
+                channel text NOT NULL,
+                type text,
+                blob bytea,
+                task_path text NOT NULL DEFAULT '',
+                PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+            )
+            """,
+            # One row per action. Every key starts with thread_id so the table
+            # shards by thread (Citus) without changes.
+            """
+            CREATE TABLE IF NOT EXISTS {s}.actions (
+                thread_id text NOT NULL,
+                step_index bigint GENERATED ALWAYS AS IDENTITY,
+                action_id text NOT NULL,
+                run_id text,
+                checkpoint_ns text NOT NULL DEFAULT '',
+                checkpoint_id text,
+                task_id text,
+                node text,
+                agent_id text,
+                step integer,
+                action_type text NOT NULL,
+                name text,
+                status text NOT NULL,
+                attempt integer NOT NULL DEFAULT 1,
+                idempotent boolean NOT NULL DEFAULT true,
+                replayable boolean NOT NULL DEFAULT true,
+                replayed integer NOT NULL DEFAULT 0,
+                request_hash text,
+                input jsonb,
+                output jsonb,
+                error jsonb,
+                model text,
+                provider text,
+                input_tokens integer,
+                output_tokens integer,
+                total_tokens integer,
+                cached_tokens integer,
+                reasoning_tokens integer,
+                latency_ms double precision,
+                ttft_ms double precision,
+                parent_action_id text,
+                lc_run_id uuid,
+                meta jsonb,
+                started_at timestamptz NOT NULL DEFAULT now(),
+                completed_at timestamptz,
+                PRIMARY KEY (thread_id, step_index),
+                UNIQUE (thread_id, action_id),
+                CONSTRAINT actions_status_check CHECK (
+                    status IN ('pending', 'running', 'completed', 'failed', 'unknown',
+                               'interrupted', 'skipped')
+                )
+            )
+            """,
+            # Store large values out of line and compressed early: checkpoint
+            # payloads are often a few hundred bytes to a few KB.
+            "ALTER TABLE {s}.blobs ALTER COLUMN blob SET STORAGE EXTENDED",
+            "ALTER TABLE {s}.writes ALTER COLUMN blob SET STORAGE EXTENDED",
+        ),
+    ),
+    Migration(
+        2,
+        "indexes for run deletion, retention and in-flight lookups",
+        (
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS checkpoints_run_id_idx "
+            "ON {s}.checkpoints (run_id)",
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS actions_inflight_idx "
+            "ON {s}.actions (thread_id) WHERE status IN ('pending', 'running')",
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS actions_started_at_idx "
+            "ON {s}.actions (started_at)",
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS actions_type_status_idx "
+            "ON {s}.actions (action_type, status)",
+        ),
+        concurrent=True,
+    ),
+)
+
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def pending_migrations(current: int | None) -> list[Migration]:
+    """Migrations newer than ``current`` (None: nothing applied yet)."""
+    base = current or 0
+    return [m for m in MIGRATIONS if m.version > base]

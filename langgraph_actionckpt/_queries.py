@@ -1,0 +1,372 @@
+"""Every SQL statement of the saver, written once with ``{s}`` for the schema.
+
+Values are always bound parameters; the schema name only ever enters a
+statement through ``psycopg.sql.Identifier``.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from psycopg import sql
+
+# Delta-aware blob fetch: for each target (channel, version) the rows of its
+# chain, i.e. the versions in [snap_version, version] of that channel. A full
+# value has snap_version NULL and yields only itself.
+_BLOB_CHAIN = """
+    JOIN {s}.blobs tb ON tb.thread_id = {t}.thread_id AND tb.checkpoint_ns = {t}.checkpoint_ns
+        AND tb.channel = {t}.channel AND tb.version = {t}.version
+    JOIN {s}.blobs b ON b.thread_id = tb.thread_id AND b.checkpoint_ns = tb.checkpoint_ns
+        AND b.channel = tb.channel
+        AND b.version >= COALESCE(tb.snap_version, tb.version) AND b.version <= tb.version
+"""
+
+_WRITES_LATERAL = """
+LEFT JOIN LATERAL (
+    SELECT array_agg(w.task_id ORDER BY w.task_path, w.task_id, w.idx) AS w_task,
+           array_agg(w.channel ORDER BY w.task_path, w.task_id, w.idx) AS w_channel,
+           array_agg(w.type ORDER BY w.task_path, w.task_id, w.idx) AS w_type,
+           array_agg(w.blob ORDER BY w.task_path, w.task_id, w.idx) AS w_blob
+    FROM {s}.writes w
+    WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+      AND w.checkpoint_id = c.checkpoint_id
+) wr ON true
+"""
+
+CHECKPOINT_COLUMNS = (
+    "c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, "
+    "c.checkpoint, c.metadata, c.channels, c.versions, "
+    "wr.w_task, wr.w_channel, wr.w_type, wr.w_blob"
+)
+
+
+class Queries:
+    """The statements for one schema, composed once and reused."""
+
+    def __init__(self, schema: str) -> None:
+        self.schema = schema
+        self.ident = sql.Identifier(schema)
+
+    def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
+        """Compose ``text`` with ``{s}`` bound to the schema."""
+        return sql.SQL(text).format(s=self.ident, **parts)
+
+    # ------------------------------------------------------------------ setup
+
+    @cached_property
+    def current_version(self) -> sql.Composed:
+        return self.q("SELECT to_regclass(%s) IS NOT NULL")
+
+    @cached_property
+    def create_schema(self) -> sql.Composed:
+        return self.q("CREATE SCHEMA IF NOT EXISTS {s}")
+
+    @cached_property
+    def create_migrations(self) -> sql.Composed:
+        return self.q(
+            "CREATE TABLE IF NOT EXISTS {s}.migrations ("
+            "v integer PRIMARY KEY, description text, applied_at timestamptz DEFAULT now())"
+        )
+
+    @cached_property
+    def read_version(self) -> sql.Composed:
+        return self.q("SELECT max(v) FROM {s}.migrations")
+
+    @cached_property
+    def record_version(self) -> sql.Composed:
+        return self.q(
+            "INSERT INTO {s}.migrations (v, description) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+        )
+
+    # -------------------------------------------------------------------- put
+
+    @cached_property
+    def put(self) -> sql.Composed:
+        return self.q(
+            """
+            WITH new_blobs AS (
+                INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, version, type, blob,
+                                       base_version, snap_version, item_count)
+                SELECT %(thread_id)s, %(ns)s, x.channel, x.version, x.type, x.blob,
+                       x.base, x.snap, x.cnt
+                FROM unnest(%(b_channel)s::text[], %(b_version)s::text[], %(b_type)s::text[],
+                            %(b_blob)s::bytea[], %(b_base)s::text[], %(b_snap)s::text[],
+                            %(b_cnt)s::int[]) AS x(channel, version, type, blob, base, snap, cnt)
+                ON CONFLICT DO NOTHING
+            )
+            INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
+                parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions, metadata)
+            VALUES (%(thread_id)s, %(ns)s, %(checkpoint_id)s, %(parent)s, %(run_id)s, %(step)s,
+                    %(type)s, %(checkpoint)s, %(channels)s::text[], %(versions)s::text[],
+                    %(metadata)s::jsonb)
+            ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+                parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
+                run_id = EXCLUDED.run_id, step = EXCLUDED.step, type = EXCLUDED.type,
+                checkpoint = EXCLUDED.checkpoint, channels = EXCLUDED.channels,
+                versions = EXCLUDED.versions, metadata = EXCLUDED.metadata
+            """
+        )
+
+    def put_writes(self, upsert: bool) -> sql.Composed:
+        """Insert a task's writes and its node/branch action rows in one statement."""
+        conflict = (
+            "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, "
+            "blob = EXCLUDED.blob, task_path = EXCLUDED.task_path"
+            if upsert
+            else "DO NOTHING"
+        )
+        return self.q(
+            """
+            WITH new_writes AS (
+                INSERT INTO {s}.writes (thread_id, checkpoint_ns, checkpoint_id, task_id,
+                                        task_path, idx, channel, type, blob)
+                SELECT %(thread_id)s, %(ns)s, %(checkpoint_id)s, %(task_id)s, %(task_path)s,
+                       x.idx, x.channel, x.type, x.blob
+                FROM unnest(%(w_idx)s::int[], %(w_channel)s::text[], %(w_type)s::text[],
+                            %(w_blob)s::bytea[]) AS x(idx, channel, type, blob)
+                ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) {conflict}
+            )
+            INSERT INTO {s}.actions AS a (thread_id, action_id, run_id, checkpoint_ns,
+                checkpoint_id, task_id, node, agent_id, step, action_type, name, status,
+                output, error, completed_at)
+            SELECT %(thread_id)s, x.action_id, %(run_id)s, %(ns)s, %(checkpoint_id)s,
+                   %(task_id)s, %(node)s, %(agent_id)s,
+                   COALESCE(%(step)s, (SELECT c.step + 1 FROM {s}.checkpoints c
+                       WHERE c.thread_id = %(thread_id)s AND c.checkpoint_ns = %(ns)s
+                         AND c.checkpoint_id = %(checkpoint_id)s)),
+                   x.action_type, x.name, x.status, x.output::jsonb, x.error::jsonb, now()
+            FROM unnest(%(a_id)s::text[], %(a_type)s::text[], %(a_name)s::text[],
+                        %(a_status)s::text[], %(a_output)s::text[], %(a_error)s::text[])
+                 AS x(action_id, action_type, name, status, output, error)
+            ON CONFLICT (thread_id, action_id) DO UPDATE SET
+                status = EXCLUDED.status, output = EXCLUDED.output, error = EXCLUDED.error,
+                completed_at = EXCLUDED.completed_at,
+                run_id = COALESCE(a.run_id, EXCLUDED.run_id),
+                step = COALESCE(a.step, EXCLUDED.step),
+                checkpoint_id = COALESCE(a.checkpoint_id, EXCLUDED.checkpoint_id)
+            """,
+            conflict=sql.SQL(conflict),
+        )
+
+    # -------------------------------------------------------------------- get
+
+    def get_tuple(self, by_id: bool) -> sql.Composed:
+        """One statement: the checkpoint row, its blob chains and its writes."""
+        where = "AND checkpoint_id = %(checkpoint_id)s" if by_id else ""
+        return self.q(
+            """
+            SELECT {cols},
+                   bl.b_channel, bl.b_version, bl.b_type, bl.b_blob, bl.b_base, bl.b_cnt
+            FROM (SELECT * FROM {s}.checkpoints
+                  WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s {where}
+                  ORDER BY checkpoint_id DESC LIMIT 1) c
+            LEFT JOIN LATERAL (
+                SELECT array_agg(b.channel) AS b_channel, array_agg(b.version) AS b_version,
+                       array_agg(b.type) AS b_type, array_agg(b.blob) AS b_blob,
+                       array_agg(b.base_version) AS b_base, array_agg(b.item_count) AS b_cnt
+                FROM (SELECT c.thread_id, c.checkpoint_ns, u.channel, u.version
+                      FROM unnest(c.channels, c.versions) AS u(channel, version)) t
+                {chain}
+            ) bl ON true
+            {writes}
+            """,
+            cols=sql.SQL(CHECKPOINT_COLUMNS),
+            where=sql.SQL(where),
+            chain=sql.SQL(_BLOB_CHAIN).format(s=self.ident, t=sql.Identifier("t")),
+            writes=sql.SQL(_WRITES_LATERAL).format(s=self.ident),
+        )
+
+    def list_page(self, conditions: list[str]) -> sql.Composed:
+        """A page of checkpoint rows with their writes; blobs come from :attr:`blob_chains`."""
+        where = " AND ".join(conditions) if conditions else "true"
+        return self.q(
+            """
+            SELECT {cols}
+            FROM (SELECT * FROM {s}.checkpoints WHERE {where}
+                  ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC
+                  LIMIT %(page)s) c
+            {writes}
+            ORDER BY c.checkpoint_id DESC, c.thread_id DESC, c.checkpoint_ns DESC
+            """,
+            cols=sql.SQL(CHECKPOINT_COLUMNS),
+            where=sql.SQL(where),
+            writes=sql.SQL(_WRITES_LATERAL).format(s=self.ident),
+        )
+
+    @cached_property
+    def blob_chains(self) -> sql.Composed:
+        """Blob rows for many targets at once; each chain row is fetched once."""
+        return self.q(
+            """
+            SELECT DISTINCT b.thread_id, b.checkpoint_ns, b.channel, b.version, b.type, b.blob,
+                   b.base_version, b.item_count
+            FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[])
+                 AS t(thread_id, checkpoint_ns, channel, version)
+            {chain}
+            """,
+            chain=sql.SQL(_BLOB_CHAIN).format(s=self.ident, t=sql.Identifier("t")),
+        )
+
+    # ----------------------------------------------------------------- delete
+
+    @cached_property
+    def delete_thread(self) -> list[sql.Composed]:
+        return [
+            self.q("DELETE FROM {s}.checkpoints WHERE thread_id = %(thread_id)s"),
+            self.q("DELETE FROM {s}.blobs WHERE thread_id = %(thread_id)s"),
+            self.q("DELETE FROM {s}.writes WHERE thread_id = %(thread_id)s"),
+            self.q("DELETE FROM {s}.actions WHERE thread_id = %(thread_id)s"),
+        ]
+
+    @cached_property
+    def delete_runs(self) -> sql.Composed:
+        """Delete the checkpoints of runs and their writes; return the touched threads."""
+        return self.q(
+            """
+            WITH gone AS (
+                DELETE FROM {s}.checkpoints WHERE run_id = ANY(%(run_ids)s::text[])
+                RETURNING thread_id, checkpoint_ns, checkpoint_id
+            ), gone_writes AS (
+                DELETE FROM {s}.writes w USING gone g
+                WHERE w.thread_id = g.thread_id AND w.checkpoint_ns = g.checkpoint_ns
+                  AND w.checkpoint_id = g.checkpoint_id
+            )
+            SELECT DISTINCT thread_id FROM gone
+            """
+        )
+
+    @cached_property
+    def delete_run_actions(self) -> sql.Composed:
+        return self.q("DELETE FROM {s}.actions WHERE run_id = ANY(%(run_ids)s::text[])")
+
+    @cached_property
+    def prune_keep_latest(self) -> sql.Composed:
+        return self.q(
+            """
+            WITH latest AS (
+                SELECT thread_id, checkpoint_ns, max(checkpoint_id) AS checkpoint_id
+                FROM {s}.checkpoints WHERE thread_id = ANY(%(thread_ids)s::text[])
+                GROUP BY thread_id, checkpoint_ns
+            ), gone AS (
+                DELETE FROM {s}.checkpoints c
+                WHERE c.thread_id = ANY(%(thread_ids)s::text[]) AND NOT EXISTS (
+                    SELECT 1 FROM latest l WHERE l.thread_id = c.thread_id
+                      AND l.checkpoint_ns = c.checkpoint_ns AND l.checkpoint_id = c.checkpoint_id)
+                RETURNING c.thread_id, c.checkpoint_ns, c.checkpoint_id
+            )
+            DELETE FROM {s}.writes w USING gone g
+            WHERE w.thread_id = g.thread_id AND w.checkpoint_ns = g.checkpoint_ns
+              AND w.checkpoint_id = g.checkpoint_id
+            """
+        )
+
+    @cached_property
+    def prune_delete(self) -> list[sql.Composed]:
+        return [
+            self.q("DELETE FROM {s}.checkpoints WHERE thread_id = ANY(%(thread_ids)s::text[])"),
+            self.q("DELETE FROM {s}.writes WHERE thread_id = ANY(%(thread_ids)s::text[])"),
+            self.q("DELETE FROM {s}.blobs WHERE thread_id = ANY(%(thread_ids)s::text[])"),
+        ]
+
+    @cached_property
+    def gc_blobs(self) -> sql.Composed:
+        """Delete blobs of the given threads that no remaining checkpoint needs.
+
+        A blob is needed when a checkpoint references it, or when it lies in the
+        delta chain range of a referenced blob.
+        """
+        return self.q(
+            """
+            DELETE FROM {s}.blobs b
+            WHERE b.thread_id = ANY(%(thread_ids)s::text[]) AND NOT EXISTS (
+                SELECT 1
+                FROM {s}.checkpoints c
+                CROSS JOIN LATERAL unnest(c.channels, c.versions) AS u(channel, version)
+                JOIN {s}.blobs nb ON nb.thread_id = c.thread_id
+                    AND nb.checkpoint_ns = c.checkpoint_ns
+                    AND nb.channel = u.channel AND nb.version = u.version
+                WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+                  AND u.channel = b.channel
+                  AND b.version >= COALESCE(nb.snap_version, nb.version)
+                  AND b.version <= nb.version
+            )
+            """
+        )
+
+    @cached_property
+    def copy_thread(self) -> list[sql.Composed]:
+        return [
+            self.q(
+                """
+                INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
+                    parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions,
+                    metadata, created_at)
+                SELECT %(target)s, checkpoint_ns, checkpoint_id, parent_checkpoint_id, run_id,
+                       step, type, checkpoint, channels, versions, metadata, created_at
+                FROM {s}.checkpoints WHERE thread_id = %(source)s
+                ON CONFLICT DO NOTHING
+                """
+            ),
+            self.q(
+                """
+                INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, version, type, blob,
+                    base_version, snap_version, item_count)
+                SELECT %(target)s, checkpoint_ns, channel, version, type, blob, base_version,
+                       snap_version, item_count
+                FROM {s}.blobs WHERE thread_id = %(source)s
+                ON CONFLICT DO NOTHING
+                """
+            ),
+            self.q(
+                """
+                INSERT INTO {s}.writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx,
+                    channel, type, blob, task_path)
+                SELECT %(target)s, checkpoint_ns, checkpoint_id, task_id, idx, channel, type,
+                       blob, task_path
+                FROM {s}.writes WHERE thread_id = %(source)s
+                ON CONFLICT DO NOTHING
+                """
+            ),
+            self.q(
+                """
+                INSERT INTO {s}.actions (thread_id, action_id, run_id, checkpoint_ns,
+                    checkpoint_id, task_id, node, agent_id, step, action_type, name, status,
+                    attempt, idempotent, replayable, replayed, request_hash, input, output,
+                    error, model, provider, input_tokens, output_tokens, total_tokens,
+                    cached_tokens, reasoning_tokens, latency_ms, ttft_ms, parent_action_id,
+                    lc_run_id, meta, started_at, completed_at)
+                SELECT %(target)s, action_id, run_id, checkpoint_ns, checkpoint_id, task_id,
+                       node, agent_id, step, action_type, name, status, attempt, idempotent,
+                       replayable, replayed, request_hash, input, output, error, model,
+                       provider, input_tokens, output_tokens, total_tokens, cached_tokens,
+                       reasoning_tokens, latency_ms, ttft_ms, parent_action_id, lc_run_id,
+                       meta, started_at, completed_at
+                FROM {s}.actions WHERE thread_id = %(source)s
+                ORDER BY step_index
+                ON CONFLICT DO NOTHING
+                """
+            ),
+        ]
+
+    # --------------------------------------------------------- delta history
+
+    @cached_property
+    def ancestors(self) -> sql.Composed:
+        """The parent chain of a checkpoint, newest first, with writes per channel."""
+        return self.q(
+            """
+            WITH RECURSIVE chain AS (
+                SELECT checkpoint_id, parent_checkpoint_id, 0 AS depth
+                FROM {s}.checkpoints
+                WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s
+                  AND checkpoint_id = %(checkpoint_id)s
+                UNION ALL
+                SELECT p.checkpoint_id, p.parent_checkpoint_id, chain.depth + 1
+                FROM chain JOIN {s}.checkpoints p
+                  ON p.thread_id = %(thread_id)s AND p.checkpoint_ns = %(ns)s
+                 AND p.checkpoint_id = chain.parent_checkpoint_id
+                WHERE chain.depth < %(max_depth)s
+            )
+            SELECT chain.checkpoint_id, chain.depth FROM chain ORDER BY chain.depth
+            """
+        )

@@ -1,0 +1,267 @@
+"""The asynchronous saver, :class:`AsyncActionSaver`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import psycopg
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    DeltaChannelHistory,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from psycopg_pool import AsyncConnectionPool
+
+from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
+from ._blobs import DeltaPolicy
+from ._driver import AsyncDriver, PlanFactory, T, configure_connection
+from .embedded import embedded_dsn
+from .saver import connect_kwargs
+
+
+async def _configure_async(conn: psycopg.AsyncConnection[Any]) -> None:
+    configure_connection(conn)
+
+
+class AsyncActionSaver(SaverCore):
+    """The async twin of :class:`~langgraph_actionckpt.ActionSaver`.
+
+    Same schema, same SQL, same options; I/O runs on psycopg's async
+    connections. Sync methods (``get_tuple``...) may be called from other
+    threads while the saver's event loop runs (as LangGraph does for sync
+    graph APIs like ``get_state``); calling them from the loop's own thread
+    raises, since that would block the loop.
+
+    Args:
+        conn: A psycopg ``AsyncConnection`` (autocommit) or ``AsyncConnectionPool``.
+        schema: PostgreSQL schema holding the tables (default ``actionckpt``).
+        serde: Serializer override.
+        pipeline: Run multi-statement operations in psycopg pipeline mode.
+        record_nodes: Write a ``node`` action per finished task.
+        delta_policy: When list channels are stored as deltas vs snapshots.
+    """
+
+    def __init__(
+        self,
+        conn: psycopg.AsyncConnection[Any] | AsyncConnectionPool[Any],
+        *,
+        schema: str = DEFAULT_SCHEMA,
+        serde: SerializerProtocol | None = None,
+        pipeline: bool = False,
+        record_nodes: bool = True,
+        delta_policy: DeltaPolicy | None = None,
+        _reconnect: Any = None,
+    ) -> None:
+        super().__init__(
+            schema=schema, serde=serde, record_nodes=record_nodes, delta_policy=delta_policy
+        )
+        self.conn = conn
+        self.driver = AsyncDriver(conn, pipeline=pipeline, reconnect=_reconnect)
+        self.loop = asyncio.get_running_loop()
+
+    @classmethod
+    @asynccontextmanager
+    async def from_conn_string(
+        cls,
+        dsn: str | None = None,
+        *,
+        schema: str = DEFAULT_SCHEMA,
+        pool_size: int = 4,
+        pool_check: bool = True,
+        max_idle: float = 300.0,
+        max_lifetime: float = 3600.0,
+        prepare_threshold: int | None = 5,
+        pipeline: bool = False,
+        serde: SerializerProtocol | None = None,
+        setup: bool = False,
+        **kwargs: Any,
+    ) -> AsyncIterator[AsyncActionSaver]:
+        """Open a saver from a connection string (see ``ActionSaver.from_conn_string``)."""
+        conninfo = dsn or env_dsn() or await asyncio.to_thread(embedded_dsn)
+        ckw = connect_kwargs(prepare_threshold)
+        if pool_size <= 0:
+
+            async def reconnect() -> psycopg.AsyncConnection[Any]:
+                return await psycopg.AsyncConnection.connect(conninfo, **ckw)
+
+            conn = await reconnect()
+            saver = cls(
+                conn, schema=schema, serde=serde, pipeline=pipeline, _reconnect=reconnect, **kwargs
+            )
+            try:
+                if setup:
+                    await saver.setup()
+                yield saver
+            finally:
+                await saver.driver.conn.close()
+            return
+        async with AsyncConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=pool_size,
+            kwargs=ckw,
+            check=AsyncConnectionPool.check_connection if pool_check else None,
+            max_idle=max_idle,
+            max_lifetime=max_lifetime,
+            configure=_configure_async,
+            open=False,
+        ) as pool:
+            saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
+            if setup:
+                await saver.setup()
+            yield saver
+
+    async def _run(self, factory: PlanFactory[T]) -> T:
+        return await self.driver.run(factory)
+
+    # ------------------------------------------------------------------ API
+
+    async def setup(self) -> None:  # type: ignore[override]
+        """Create or migrate the schema. Idempotent and safe to run from many processes."""
+        if self._is_setup:
+            return
+        await self._run(self._plan_setup)
+        self._is_setup = True
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        return await self._run(lambda: self._plan_get_tuple(config))
+
+    async def alist(  # type: ignore[override]
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """List checkpoints newest first, fetched in pages with one blob query per page."""
+        for plan in self._plan_list(config, filter, before, limit):
+            tuples, _more = await self._run(plan)
+            for tup in tuples:
+                yield tup
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store a checkpoint and the channel values that changed (one statement)."""
+        return await self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's writes and its ``node`` action row (one statement)."""
+        await self._run(lambda: self._plan_put_writes(config, writes, task_id, task_path))
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, write, blob and action of a thread."""
+        await self._run(lambda: self._plan_delete_thread(thread_id))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints, writes and actions created by the given runs."""
+        await self._run(lambda: self._plan_delete_for_runs(run_ids))
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
+        await self._run(lambda: self._plan_copy_thread(source_thread_id, target_thread_id))
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all."""
+        await self._run(lambda: self._plan_prune(thread_ids, strategy))
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """Per-channel writes and seed along the parent chain."""
+        return await self._run(lambda: self._plan_delta_history(config, channels))
+
+    # ------------------------------------------- sync twins (from other threads)
+
+    def _sync(self, coro: Any) -> Any:
+        try:
+            if asyncio.get_running_loop() is self.loop:
+                coro.close()
+                raise asyncio.InvalidStateError(
+                    "synchronous calls to AsyncActionSaver are only allowed from a thread "
+                    "other than the event loop's; use the a-prefixed methods in async code, "
+                    "or ActionSaver"
+                )
+        except RuntimeError:
+            pass
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Sync :meth:`aget_tuple`, for use from threads other than the loop's."""
+        return self._sync(self.aget_tuple(config))  # type: ignore[no-any-return]
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """Sync :meth:`alist`, for use from threads other than the loop's."""
+        for plan in self._plan_list(config, filter, before, limit):
+            tuples, _more = self._sync(self._run(plan))
+            yield from tuples
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Sync :meth:`aput`, for use from threads other than the loop's."""
+        return self._sync(self.aput(config, checkpoint, metadata, new_versions))  # type: ignore[no-any-return]
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Sync :meth:`aput_writes`, for use from threads other than the loop's."""
+        self._sync(self.aput_writes(config, writes, task_id, task_path))
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Sync :meth:`adelete_thread`."""
+        self._sync(self.adelete_thread(thread_id))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Sync :meth:`adelete_for_runs`."""
+        self._sync(self.adelete_for_runs(run_ids))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Sync :meth:`acopy_thread`."""
+        self._sync(self.acopy_thread(source_thread_id, target_thread_id))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Sync :meth:`aprune`."""
+        self._sync(self.aprune(thread_ids, strategy=strategy))
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """Sync :meth:`aget_delta_channel_history`."""
+        return self._sync(  # type: ignore[no-any-return]
+            self.aget_delta_channel_history(config=config, channels=channels)
+        )

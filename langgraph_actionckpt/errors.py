@@ -1,0 +1,94 @@
+"""The error hierarchy: every error this package raises derives from ActionCkptError.
+
+psycopg errors pass through unchanged unless this package adds meaning to them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ActionCkptError(Exception):
+    """Base class of every error raised by langgraph-actionckpt."""
+
+
+class ConfigurationError(ActionCkptError, ValueError):
+    """An argument or setting is invalid (bad schema name, bad DSN, unsupported option)."""
+
+
+class MigrationError(ActionCkptError):
+    """The schema could not be migrated, or the database holds a newer schema version."""
+
+
+class SerializationError(ActionCkptError, ValueError):
+    """A value could not be serialized for storage, or stored data could not be loaded."""
+
+
+class EmbeddedServerError(ActionCkptError, RuntimeError):
+    """The embedded PostgreSQL server could not be started."""
+
+
+class VectorUnavailableError(ActionCkptError, RuntimeError):
+    """Similarity search was asked for, but pgvector or an embedding model is missing."""
+
+
+class ThreadBusyError(ActionCkptError, RuntimeError):
+    """Another process holds the lease on this thread and is running it."""
+
+    def __init__(self, thread_id: str, message: str | None = None) -> None:
+        self.thread_id = thread_id
+        super().__init__(message or f"thread {thread_id!r} is being run by another worker")
+
+
+class InFlightActionError(ActionCkptError, RuntimeError):
+    """A non-idempotent action was caught in flight by a crash; its outcome is unknown.
+
+    The run stops instead of executing the action a second time. Resolve it with
+    ``saver.resolve_action(thread_id, action_id, output=...)`` (mark it done with
+    the result it had) or ``saver.resolve_action(..., retry=True)`` (allow one more
+    execution), then resume the thread.
+
+    Attributes:
+        thread_id: The thread the action belongs to.
+        action_id: The action's idempotency key.
+        name: The tool or function name.
+        action_type: ``tool_call``, ``function``, ...
+    """
+
+    def __init__(
+        self,
+        thread_id: str,
+        action_id: str,
+        name: str,
+        action_type: str,
+        input: Any = None,
+    ) -> None:
+        self.thread_id = thread_id
+        self.action_id = action_id
+        self.name = name
+        self.action_type = action_type
+        self.input = input
+        super().__init__(
+            f"non-idempotent {action_type} {name!r} (idempotency key {action_id!r}) on thread "
+            f"{thread_id!r} was in flight when the previous run died; its outcome is unknown, "
+            "so it was not executed again. Resolve it with saver.resolve_action("
+            f"{thread_id!r}, {action_id!r}, output=...) or retry=True, then resume."
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            type(self),
+            (self.thread_id, self.action_id, self.name, self.action_type, self.input),
+        )
+
+
+__all__ = [
+    "ActionCkptError",
+    "ConfigurationError",
+    "EmbeddedServerError",
+    "InFlightActionError",
+    "MigrationError",
+    "SerializationError",
+    "ThreadBusyError",
+    "VectorUnavailableError",
+]

@@ -1,0 +1,286 @@
+"""The synchronous saver, :class:`ActionSaver`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    DeltaChannelHistory,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from psycopg_pool import ConnectionPool
+
+from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
+from ._blobs import DeltaPolicy
+from ._driver import SyncDriver, T, configure_connection
+from ._driver import PlanFactory as _PlanFactory
+from .embedded import embedded_dsn
+
+
+def connect_kwargs(prepare_threshold: int | None) -> dict[str, Any]:
+    """Connection settings every saver connection uses."""
+    return {"autocommit": True, "prepare_threshold": prepare_threshold}
+
+
+class ActionSaver(SaverCore):
+    """A LangGraph checkpoint saver on PostgreSQL that also keeps the action log.
+
+    Pass it as ``builder.compile(checkpointer=saver)``. It implements every
+    capability of ``BaseCheckpointSaver`` (put, put_writes, get_tuple, list,
+    delete_thread, delete_for_runs, copy_thread, prune, and the delta-channel
+    history fast path) and writes one ``node`` action per finished task.
+
+    Async methods (``aget_tuple``...) run the sync ones in a worker thread; use
+    :class:`AsyncActionSaver` in async applications.
+
+    Args:
+        conn: A psycopg ``Connection`` (autocommit) or ``ConnectionPool``.
+        schema: PostgreSQL schema holding the tables (default ``actionckpt``).
+        serde: Serializer; defaults to LangGraph's msgpack serializer in strict
+            allowlist mode.
+        pipeline: Run multi-statement operations in psycopg pipeline mode.
+        record_nodes: Write a ``node`` action per finished task.
+        delta_policy: When list channels are stored as deltas vs snapshots.
+    """
+
+    def __init__(
+        self,
+        conn: psycopg.Connection[Any] | ConnectionPool[Any],
+        *,
+        schema: str = DEFAULT_SCHEMA,
+        serde: SerializerProtocol | None = None,
+        pipeline: bool = False,
+        record_nodes: bool = True,
+        delta_policy: DeltaPolicy | None = None,
+        _reconnect: Any = None,
+    ) -> None:
+        super().__init__(
+            schema=schema, serde=serde, record_nodes=record_nodes, delta_policy=delta_policy
+        )
+        self.conn = conn
+        self.driver = SyncDriver(conn, pipeline=pipeline, reconnect=_reconnect)
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(
+        cls,
+        dsn: str | None = None,
+        *,
+        schema: str = DEFAULT_SCHEMA,
+        pool_size: int = 4,
+        pool_check: bool = True,
+        max_idle: float = 300.0,
+        max_lifetime: float = 3600.0,
+        prepare_threshold: int | None = 5,
+        pipeline: bool = False,
+        serde: SerializerProtocol | None = None,
+        setup: bool = False,
+        **kwargs: Any,
+    ) -> Iterator[ActionSaver]:
+        """Open a saver from a connection string.
+
+        Args:
+            dsn: libpq connection string or URL. ``None`` uses ``ACTIONCKPT_DSN``
+                and, when that is unset, the embedded PostgreSQL.
+            schema: PostgreSQL schema for the tables.
+            pool_size: Connections in the pool; ``0`` uses one connection.
+            pool_check: Check a pooled connection before handing it out
+                (catches connections reaped while idle during long LLM calls).
+            max_idle: Seconds a pooled connection may stay idle.
+            max_lifetime: Seconds before a pooled connection is replaced.
+            prepare_threshold: psycopg's server-side prepare threshold; ``None``
+                disables prepared statements (transaction-mode pgbouncer).
+            pipeline: Use psycopg pipeline mode for multi-statement operations.
+            serde: Serializer override.
+            setup: Run :meth:`setup` before yielding.
+            **kwargs: Passed to :class:`ActionSaver`.
+        """
+        conninfo = dsn or env_dsn() or embedded_dsn()
+        ckw = connect_kwargs(prepare_threshold)
+        if pool_size <= 0:
+
+            def reconnect() -> psycopg.Connection[Any]:
+                return psycopg.Connection.connect(conninfo, **ckw)
+
+            conn = reconnect()
+            try:
+                saver = cls(
+                    conn,
+                    schema=schema,
+                    serde=serde,
+                    pipeline=pipeline,
+                    _reconnect=reconnect,
+                    **kwargs,
+                )
+                if setup:
+                    saver.setup()
+                yield saver
+            finally:
+                saver.driver.conn.close()  # type: ignore[union-attr]
+            return
+        with ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=pool_size,
+            kwargs=ckw,
+            check=ConnectionPool.check_connection if pool_check else None,
+            max_idle=max_idle,
+            max_lifetime=max_lifetime,
+            configure=configure_connection,
+            open=True,
+        ) as pool:
+            saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
+            if setup:
+                saver.setup()
+            yield saver
+
+    def _run(self, factory: _PlanFactory[T]) -> T:
+        return self.driver.run(factory)
+
+    # ------------------------------------------------------------------ API
+
+    def setup(self) -> None:
+        """Create or migrate the schema. Idempotent and safe to run from many processes."""
+        if self._is_setup:
+            return
+        self._run(self._plan_setup)
+        self._is_setup = True
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        return self._run(lambda: self._plan_get_tuple(config))
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """List checkpoints newest first, fetched in pages with one blob query per page."""
+        for plan in self._plan_list(config, filter, before, limit):
+            tuples, _more = self._run(plan)
+            yield from tuples
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store a checkpoint and the channel values that changed (one statement)."""
+        return self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's writes and its ``node`` action row (one statement)."""
+        self._run(lambda: self._plan_put_writes(config, writes, task_id, task_path))
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, write, blob and action of a thread."""
+        self._run(lambda: self._plan_delete_thread(thread_id))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints, writes and actions created by the given runs."""
+        self._run(lambda: self._plan_delete_for_runs(run_ids))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
+        self._run(lambda: self._plan_copy_thread(source_thread_id, target_thread_id))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all.
+
+        Blobs that a kept checkpoint needs, delta chains included, are kept.
+        """
+        self._run(lambda: self._plan_prune(thread_ids, strategy))
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """Per-channel writes and seed along the parent chain (one ancestor query)."""
+        return self._run(lambda: self._plan_delta_history(config, channels))
+
+    # ------------------------------------------- async twins (worker thread)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Async :meth:`get_tuple` (runs in a worker thread)."""
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def alist(  # type: ignore[override]
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Any:
+        """Async :meth:`list` (pages fetched in a worker thread)."""
+        for plan in self._plan_list(config, filter, before, limit):
+            tuples, _more = await asyncio.to_thread(self._run, plan)
+            for tup in tuples:
+                yield tup
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Async :meth:`put` (runs in a worker thread)."""
+        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Async :meth:`put_writes` (runs in a worker thread)."""
+        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Async :meth:`delete_thread`."""
+        await asyncio.to_thread(self.delete_thread, thread_id)
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Async :meth:`delete_for_runs`."""
+        await asyncio.to_thread(self.delete_for_runs, run_ids)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Async :meth:`copy_thread`."""
+        await asyncio.to_thread(self.copy_thread, source_thread_id, target_thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Async :meth:`prune`."""
+        await asyncio.to_thread(self.prune, thread_ids, strategy=strategy)
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """Async :meth:`get_delta_channel_history`."""
+        return await asyncio.to_thread(
+            lambda: self.get_delta_channel_history(config=config, channels=channels)
+        )
+
+    async def asetup(self) -> None:
+        """Async :meth:`setup`."""
+        await asyncio.to_thread(self.setup)

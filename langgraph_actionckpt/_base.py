@@ -30,6 +30,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
 from . import _encoding
+from ._actions import ActionQueries
 from ._blobs import BlobRow, DeltaPolicy, ListCache, ListState, StoredBlob, resolve_chain
 from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory
 from ._migrations import LATEST_VERSION, pending_migrations
@@ -88,6 +89,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         super().__init__(serde=serde or default_serde())
         self.schema = validate_schema(schema)
         self.queries = Queries(self.schema)
+        self.action_queries = ActionQueries(self.schema)
         self.record_nodes = record_nodes
         self.delta_policy = delta_policy or DeltaPolicy()
         self._lists = ListCache(delta_cache_bytes)

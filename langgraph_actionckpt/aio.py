@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -19,6 +20,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import AsyncConnectionPool
 
+from ._actions import ActionRecord, plan_get, plan_list, plan_upsert, records_to_jsonl
 from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
 from ._blobs import DeltaPolicy
 from ._driver import AsyncDriver, PlanFactory, T, configure_connection
@@ -190,7 +192,72 @@ class AsyncActionSaver(SaverCore):
         """Per-channel writes and seed along the parent chain."""
         return await self._run(lambda: self._plan_delta_history(config, channels))
 
+    # ------------------------------------------------------------ action log
+
+    async def alist_actions(
+        self,
+        thread_id: str | None = None,
+        *,
+        action_type: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        node: str | None = None,
+        since: datetime | int | None = None,
+        run_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[ActionRecord]:
+        """Actions of a thread (or all threads) in recorded order (see ``ActionSaver``)."""
+        return await self._run(
+            lambda: plan_list(
+                self.action_queries, thread_id, action_type=action_type, status=status,
+                node=node, since=since, run_id=run_id, limit=limit,
+            )
+        )
+
+    async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        """One action by its idempotency key, or None."""
+        return await self._run(lambda: plan_get(self.action_queries, thread_id, action_id))
+
+    async def alast_action(
+        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
+    ) -> ActionRecord | None:
+        """The last recorded action of a thread (by default the last completed one)."""
+        rows = await self._run(
+            lambda: plan_list(
+                self.action_queries, thread_id, status=status, limit=1, newest_first=True
+            )
+        )
+        return rows[0] if rows else None
+
+    async def aexport_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
+        """A thread's (or one run's) actions as JSON Lines, one action per line."""
+        return records_to_jsonl(await self.alist_actions(thread_id, run_id=run_id))
+
+    async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
+        """Write action records now, in one statement (used by the recorder)."""
+        await self._run(lambda: plan_upsert(self.action_queries, records))
+
     # ------------------------------------------- sync twins (from other threads)
+
+    def list_actions(self, thread_id: str | None = None, **kwargs: Any) -> list[ActionRecord]:
+        """Sync :meth:`alist_actions`, for use from threads other than the loop's."""
+        return self._sync(self.alist_actions(thread_id, **kwargs))  # type: ignore[no-any-return]
+
+    def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        """Sync :meth:`aget_action`."""
+        return self._sync(self.aget_action(thread_id, action_id))  # type: ignore[no-any-return]
+
+    def last_action(self, thread_id: str, **kwargs: Any) -> ActionRecord | None:
+        """Sync :meth:`alast_action`."""
+        return self._sync(self.alast_action(thread_id, **kwargs))  # type: ignore[no-any-return]
+
+    def export_actions_jsonl(self, thread_id: str, **kwargs: Any) -> str:
+        """Sync :meth:`aexport_actions_jsonl`."""
+        return self._sync(self.aexport_actions_jsonl(thread_id, **kwargs))  # type: ignore[no-any-return]
+
+    def record_actions(self, records: Sequence[ActionRecord]) -> None:
+        """Sync :meth:`arecord_actions`."""
+        self._sync(self.arecord_actions(records))
+
 
     def _sync(self, coro: Any) -> Any:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -19,6 +20,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import ConnectionPool
 
+from ._actions import ActionRecord, plan_get, plan_list, plan_upsert, records_to_jsonl
 from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
 from ._blobs import DeltaPolicy
 from ._driver import SyncDriver, T, configure_connection
@@ -217,7 +219,81 @@ class ActionSaver(SaverCore):
         """Per-channel writes and seed along the parent chain (one ancestor query)."""
         return self._run(lambda: self._plan_delta_history(config, channels))
 
+    # ------------------------------------------------------------ action log
+
+    def list_actions(
+        self,
+        thread_id: str | None = None,
+        *,
+        action_type: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        node: str | None = None,
+        since: datetime | int | None = None,
+        run_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[ActionRecord]:
+        """Actions of a thread (or all threads) in the order they were recorded.
+
+        Args:
+            thread_id: The thread; ``None`` for every thread.
+            action_type: One type or several (``llm_completion``, ``tool_call``...).
+            status: One status or several (``completed``, ``failed``...).
+            node: Only actions taken inside this graph node.
+            since: A datetime (started at or after) or a ``step_index`` (after).
+            run_id: Only actions of this run.
+            limit: At most this many rows.
+        """
+        return self._run(
+            lambda: plan_list(
+                self.action_queries, thread_id, action_type=action_type, status=status,
+                node=node, since=since, run_id=run_id, limit=limit,
+            )
+        )
+
+    def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        """One action by its idempotency key, or None."""
+        return self._run(lambda: plan_get(self.action_queries, thread_id, action_id))
+
+    def last_action(
+        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
+    ) -> ActionRecord | None:
+        """The last recorded action of a thread (by default the last completed one)."""
+        rows = self._run(
+            lambda: plan_list(
+                self.action_queries, thread_id, status=status, limit=1, newest_first=True
+            )
+        )
+        return rows[0] if rows else None
+
+    def export_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
+        """A thread's (or one run's) actions as JSON Lines, one action per line."""
+        return records_to_jsonl(self.list_actions(thread_id, run_id=run_id))
+
+    def record_actions(self, records: Sequence[ActionRecord]) -> None:
+        """Write action records now, in one statement (used by the recorder)."""
+        self._run(lambda: plan_upsert(self.action_queries, records))
+
     # ------------------------------------------- async twins (worker thread)
+
+    async def alist_actions(self, thread_id: str | None = None, **kwargs: Any) -> list[ActionRecord]:
+        """Async :meth:`list_actions`."""
+        return await asyncio.to_thread(lambda: self.list_actions(thread_id, **kwargs))
+
+    async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        """Async :meth:`get_action`."""
+        return await asyncio.to_thread(self.get_action, thread_id, action_id)
+
+    async def alast_action(self, thread_id: str, **kwargs: Any) -> ActionRecord | None:
+        """Async :meth:`last_action`."""
+        return await asyncio.to_thread(lambda: self.last_action(thread_id, **kwargs))
+
+    async def aexport_actions_jsonl(self, thread_id: str, **kwargs: Any) -> str:
+        """Async :meth:`export_actions_jsonl`."""
+        return await asyncio.to_thread(lambda: self.export_actions_jsonl(thread_id, **kwargs))
+
+    async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
+        """Async :meth:`record_actions`."""
+        await asyncio.to_thread(self.record_actions, records)
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Async :meth:`get_tuple` (runs in a worker thread)."""

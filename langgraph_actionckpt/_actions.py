@@ -1,0 +1,323 @@
+"""Action rows: the record type, the SQL to read and write them, and their plans.
+
+An *action* is one step an agent took: a node transition, an LLM completion, a
+tool call, a branch decision, a user ``@action`` function. Each is a row of
+``{schema}.actions`` with a deterministic ``action_id`` (the idempotency key).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from typing import Any
+
+from psycopg import sql
+
+from . import _encoding
+from ._driver import Op, Plan
+
+ACTION_TYPES = (
+    "node",
+    "branch",
+    "llm_completion",
+    "tool_call",
+    "retriever",
+    "function",
+    "state_write",
+)
+STATUSES = ("pending", "running", "completed", "failed", "unknown", "interrupted", "skipped")
+TERMINAL = ("completed", "failed", "unknown", "interrupted", "skipped")
+
+_JSON_FIELDS = ("input", "output", "error", "meta")
+
+
+@dataclass(slots=True)
+class ActionRecord:
+    """One action as stored (and as written by the recorder).
+
+    JSON fields (``input``, ``output``, ``error``, ``meta``) hold decoded Python
+    values: LangChain messages come back as message objects, bytes as bytes.
+    """
+
+    thread_id: str
+    action_id: str
+    action_type: str
+    name: str | None = None
+    status: str = "running"
+    step_index: int | None = None
+    run_id: str | None = None
+    checkpoint_ns: str = ""
+    checkpoint_id: str | None = None
+    task_id: str | None = None
+    node: str | None = None
+    agent_id: str | None = None
+    step: int | None = None
+    attempt: int = 1
+    idempotent: bool = True
+    replayable: bool = True
+    replayed: int = 0
+    request_hash: str | None = None
+    input: Any = None
+    output: Any = None
+    error: Any = None
+    model: str | None = None
+    provider: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    latency_ms: float | None = None
+    ttft_ms: float | None = None
+    parent_action_id: str | None = None
+    lc_run_id: str | None = None
+    meta: Any = None
+    started_at: dt.datetime | None = None
+    completed_at: dt.datetime | None = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (JSON fields in their reversible stored encoding)."""
+        out: dict[str, Any] = {}
+        for name in COLUMNS:
+            value = getattr(self, name)
+            if name in _JSON_FIELDS:
+                value = _encoding.to_jsonable(value)
+            elif isinstance(value, dt.datetime):
+                value = value.isoformat()
+            out[name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ActionRecord:
+        """Reverse :meth:`to_dict` (used by archive import)."""
+        kwargs: dict[str, Any] = {}
+        for name in COLUMNS:
+            if name not in data:
+                continue
+            value = data[name]
+            if name in _JSON_FIELDS:
+                value = _encoding.from_jsonable(value)
+            elif name in ("started_at", "completed_at") and isinstance(value, str):
+                value = dt.datetime.fromisoformat(value)
+            kwargs[name] = value
+        return cls(**kwargs)
+
+
+COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ActionRecord) if f.name != "extra")
+"""Column names of the actions table, in ActionRecord order."""
+
+_WRITE_COLUMNS = tuple(c for c in COLUMNS if c != "step_index")
+_PG_TYPES = {
+    "step_index": "bigint",
+    "step": "int",
+    "attempt": "int",
+    "idempotent": "bool",
+    "replayable": "bool",
+    "replayed": "int",
+    "input_tokens": "int",
+    "output_tokens": "int",
+    "total_tokens": "int",
+    "cached_tokens": "int",
+    "reasoning_tokens": "int",
+    "latency_ms": "float8",
+    "ttft_ms": "float8",
+    "lc_run_id": "uuid",
+    "started_at": "timestamptz",
+    "completed_at": "timestamptz",
+    "input": "jsonb",
+    "output": "jsonb",
+    "error": "jsonb",
+    "meta": "jsonb",
+}
+
+# Fields an upsert may fill in later (a completion after a start); identity
+# fields (task, node, type) come from whichever write arrives first.
+_UPDATE_ON_CONFLICT = (
+    "status",
+    "output",
+    "error",
+    "model",
+    "provider",
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+    "latency_ms",
+    "ttft_ms",
+    "completed_at",
+    "replayable",
+    "meta",
+)
+
+
+def row_from_db(row: Sequence[Any]) -> ActionRecord:
+    """Build a record from a ``SELECT <COLUMNS>`` row."""
+    values = dict(zip(COLUMNS, row, strict=True))
+    for name in _JSON_FIELDS:
+        values[name] = _encoding.from_jsonable(values[name])
+    if values["lc_run_id"] is not None:
+        values["lc_run_id"] = str(values["lc_run_id"])
+    return ActionRecord(**values)
+
+
+def _param_value(record: ActionRecord, name: str) -> Any:
+    value = getattr(record, name)
+    if name in _JSON_FIELDS:
+        return None if value is None else _encoding.dumps(value).decode()
+    return value
+
+
+class ActionQueries:
+    """SQL for the actions table of one schema."""
+
+    def __init__(self, schema: str) -> None:
+        self.ident = sql.Identifier(schema)
+
+    def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
+        return sql.SQL(text).format(s=self.ident, **parts)
+
+    @cached_property
+    def columns(self) -> sql.Composed:
+        return sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS)
+
+    @cached_property
+    def upsert(self) -> sql.Composed:
+        """Multi-row upsert from parallel arrays; a terminal status is never overwritten."""
+        cols = sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS)
+        arrays = sql.SQL(", ").join(
+            sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text")))
+            for c in _WRITE_COLUMNS
+        )
+        sets = sql.SQL(", ").join(
+            sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=sql.Identifier(c))
+            if c not in ("status", "replayable")
+            else sql.SQL("{c} = EXCLUDED.{c}").format(c=sql.Identifier(c))
+            for c in _UPDATE_ON_CONFLICT
+        )
+        defaults = {"started_at": "now()", "checkpoint_ns": "''"}
+        exprs = sql.SQL(", ").join(
+            sql.SQL("COALESCE(x.{c}, {d})").format(c=sql.Identifier(c), d=sql.SQL(defaults[c]))
+            if c in defaults
+            else sql.SQL("x.{c}").format(c=sql.Identifier(c))
+            for c in _WRITE_COLUMNS
+        )
+        return self.q(
+            """
+            INSERT INTO {s}.actions AS a ({cols})
+            SELECT {exprs} FROM unnest({arrays}) AS x({cols})
+            ON CONFLICT (thread_id, action_id) DO UPDATE SET {sets}
+            WHERE a.status IN ('pending', 'running') OR EXCLUDED.status NOT IN ('pending', 'running')
+            """,
+            cols=cols,
+            exprs=exprs,
+            arrays=arrays,
+            sets=sets,
+        )
+
+    def select(self, conditions: Sequence[str], order: str = "step_index") -> sql.Composed:
+        where = " AND ".join(conditions) if conditions else "true"
+        return self.q(
+            "SELECT {cols} FROM {s}.actions a WHERE {where} ORDER BY {order} LIMIT %(limit)s",
+            cols=self.columns,
+            where=sql.SQL(where),
+            order=sql.SQL(order),
+        )
+
+    @cached_property
+    def get(self) -> sql.Composed:
+        return self.q(
+            "SELECT {cols} FROM {s}.actions WHERE thread_id = %s AND action_id = %s",
+            cols=self.columns,
+        )
+
+    @cached_property
+    def mark_replayed(self) -> sql.Composed:
+        return self.q(
+            "UPDATE {s}.actions SET replayed = replayed + 1 "
+            "WHERE thread_id = %s AND action_id = ANY(%s::text[])"
+        )
+
+    @cached_property
+    def resolve(self) -> sql.Composed:
+        return self.q(
+            """
+            UPDATE {s}.actions SET status = %(status)s, output = COALESCE(%(output)s::jsonb, output),
+                   completed_at = CASE WHEN %(status)s = 'completed' THEN now() ELSE completed_at END,
+                   meta = COALESCE(meta, '{{}}'::jsonb) || %(meta)s::jsonb
+            WHERE thread_id = %(thread_id)s AND action_id = %(action_id)s
+            RETURNING action_id
+            """
+        )
+
+
+def plan_upsert(q: ActionQueries, records: Sequence[ActionRecord]) -> Plan[None]:
+    """Write records in one statement (parallel arrays, one round trip)."""
+    if not records:
+        return
+    params = [[_param_value(r, c) for r in records] for c in _WRITE_COLUMNS]
+    yield Op(q.upsert, params)
+
+
+def plan_list(
+    q: ActionQueries,
+    thread_id: str | None,
+    *,
+    action_type: str | Sequence[str] | None = None,
+    status: str | Sequence[str] | None = None,
+    node: str | None = None,
+    since: dt.datetime | int | None = None,
+    run_id: str | None = None,
+    limit: int | None = None,
+    newest_first: bool = False,
+) -> Plan[list[ActionRecord]]:
+    """Select actions with optional filters (every value bound)."""
+    conds: list[str] = []
+    params: dict[str, Any] = {"limit": limit}
+    if thread_id is not None:
+        conds.append("thread_id = %(thread_id)s")
+        params["thread_id"] = thread_id
+    if action_type is not None:
+        conds.append("action_type = ANY(%(types)s::text[])")
+        params["types"] = [action_type] if isinstance(action_type, str) else list(action_type)
+    if status is not None:
+        conds.append("status = ANY(%(statuses)s::text[])")
+        params["statuses"] = [status] if isinstance(status, str) else list(status)
+    if node is not None:
+        conds.append("node = %(node)s")
+        params["node"] = node
+    if run_id is not None:
+        conds.append("run_id = %(run_id)s")
+        params["run_id"] = run_id
+    if isinstance(since, dt.datetime):
+        conds.append("started_at >= %(since)s")
+        params["since"] = since
+    elif isinstance(since, int):
+        conds.append("step_index > %(since_idx)s")
+        params["since_idx"] = since
+    order = "step_index DESC" if newest_first else "step_index"
+    rows = yield Op(q.select(conds, order), params, "all")
+    return [row_from_db(r) for r in rows]
+
+
+def plan_get(q: ActionQueries, thread_id: str, action_id: str) -> Plan[ActionRecord | None]:
+    """One action by its idempotency key."""
+    row = yield Op(q.get, (thread_id, action_id), "one")
+    return None if row is None else row_from_db(row)
+
+
+def records_to_jsonl(records: Sequence[ActionRecord]) -> str:
+    """Records as JSON Lines (one action per line, reversible with :func:`records_from_jsonl`)."""
+    import orjson
+
+    return "".join(orjson.dumps(r.to_dict()).decode() + "\n" for r in records)
+
+
+def records_from_jsonl(text: str) -> list[ActionRecord]:
+    """Parse JSON Lines written by :func:`records_to_jsonl`."""
+    import orjson
+
+    return [ActionRecord.from_dict(orjson.loads(line)) for line in text.splitlines() if line]

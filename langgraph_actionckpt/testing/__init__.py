@@ -1,0 +1,1 @@
+"""Testing helpers for ``langgraph_actionckpt`` (offline fakes, fixtures)."""

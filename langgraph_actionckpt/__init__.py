@@ -32,8 +32,11 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from ._actions import ActionRecord
     from .aio import AsyncActionSaver
+    from .callbacks import ActionCallbackHandler, AsyncActionCallbackHandler
     from .embedded import embedded_dsn, stop_embedded
+    from .replay import action, current_action
     from .saver import ActionSaver
 
 __version__ = "0.1.0"
@@ -41,6 +44,11 @@ __version__ = "0.1.0"
 # Public names that live in submodules, imported on first use so that
 # `import langgraph_actionckpt` stays cheap and optional extras stay optional.
 _LAZY = {
+    "ActionRecord": "._actions",
+    "ActionCallbackHandler": ".callbacks",
+    "AsyncActionCallbackHandler": ".callbacks",
+    "action": ".replay",
+    "current_action": ".replay",
     "ActionSaver": ".saver",
     "AsyncActionSaver": ".aio",
     "embedded_dsn": ".embedded",
@@ -48,8 +56,11 @@ _LAZY = {
 }
 
 __all__ = [
+    "ActionCallbackHandler",
     "ActionCkptError",
+    "ActionRecord",
     "ActionSaver",
+    "AsyncActionCallbackHandler",
     "AsyncActionSaver",
     "ConfigurationError",
     "EmbeddedServerError",
@@ -58,6 +69,8 @@ __all__ = [
     "SerializationError",
     "ThreadBusyError",
     "VectorUnavailableError",
+    "action",
+    "current_action",
     "embedded_dsn",
     "stop_embedded",
 ]

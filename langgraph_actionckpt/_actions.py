@@ -137,6 +137,13 @@ _PG_TYPES = {
 # fields (task, node, type) come from whichever write arrives first.
 _UPDATE_ON_CONFLICT = (
     "status",
+    "attempt",
+    "replayed",
+    "input",
+    "request_hash",
+    "started_at",
+    "parent_action_id",
+    "lc_run_id",
     "output",
     "error",
     "model",
@@ -152,6 +159,19 @@ _UPDATE_ON_CONFLICT = (
     "replayable",
     "meta",
 )
+
+
+def _update_expr(column: str) -> sql.Composable:
+    c = sql.Identifier(column)
+    if column in ("status", "replayable"):
+        return sql.SQL("{c} = EXCLUDED.{c}").format(c=c)
+    if column in ("attempt", "replayed"):
+        return sql.SQL("{c} = GREATEST(EXCLUDED.{c}, a.{c})").format(c=c)
+    if column == "started_at":  # a retry restarts the clock; a late start row does not
+        return sql.SQL(
+            "{c} = CASE WHEN EXCLUDED.attempt > a.attempt THEN EXCLUDED.{c} ELSE a.{c} END"
+        ).format(c=c)
+    return sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=c)
 
 
 def row_from_db(row: Sequence[Any]) -> ActionRecord:
@@ -186,18 +206,16 @@ class ActionQueries:
 
     @cached_property
     def upsert(self) -> sql.Composed:
-        """Multi-row upsert from parallel arrays; a terminal status is never overwritten."""
+        """Multi-row upsert from parallel arrays.
+
+        A terminal status is never overwritten by a non-terminal one, unless the
+        write is a new attempt (a retry of a failed or unreplayable action).
+        """
         cols = sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS)
         arrays = sql.SQL(", ").join(
-            sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text")))
-            for c in _WRITE_COLUMNS
+            sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text"))) for c in _WRITE_COLUMNS
         )
-        sets = sql.SQL(", ").join(
-            sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=sql.Identifier(c))
-            if c not in ("status", "replayable")
-            else sql.SQL("{c} = EXCLUDED.{c}").format(c=sql.Identifier(c))
-            for c in _UPDATE_ON_CONFLICT
-        )
+        sets = sql.SQL(", ").join(_update_expr(c) for c in _UPDATE_ON_CONFLICT)
         defaults = {"started_at": "now()", "checkpoint_ns": "''"}
         exprs = sql.SQL(", ").join(
             sql.SQL("COALESCE(x.{c}, {d})").format(c=sql.Identifier(c), d=sql.SQL(defaults[c]))
@@ -210,7 +228,9 @@ class ActionQueries:
             INSERT INTO {s}.actions AS a ({cols})
             SELECT {exprs} FROM unnest({arrays}) AS x({cols})
             ON CONFLICT (thread_id, action_id) DO UPDATE SET {sets}
-            WHERE a.status IN ('pending', 'running') OR EXCLUDED.status NOT IN ('pending', 'running')
+            WHERE a.status IN ('pending', 'running')
+               OR EXCLUDED.status NOT IN ('pending', 'running')
+               OR EXCLUDED.attempt > a.attempt
             """,
             cols=cols,
             exprs=exprs,
@@ -235,6 +255,20 @@ class ActionQueries:
         )
 
     @cached_property
+    def not_replayable(self) -> sql.Composed:
+        # Only the task's most recent completion: the output the node was acting
+        # on when it failed. Earlier completions are still replayed.
+        return self.q(
+            """
+            UPDATE {s}.actions SET replayable = false
+            WHERE thread_id = %(thread_id)s AND step_index = (
+                SELECT max(step_index) FROM {s}.actions
+                WHERE thread_id = %(thread_id)s AND task_id = %(task_id)s
+                  AND action_type = 'llm_completion' AND status = 'completed')
+            """
+        )
+
+    @cached_property
     def mark_replayed(self) -> sql.Composed:
         return self.q(
             "UPDATE {s}.actions SET replayed = replayed + 1 "
@@ -245,8 +279,10 @@ class ActionQueries:
     def resolve(self) -> sql.Composed:
         return self.q(
             """
-            UPDATE {s}.actions SET status = %(status)s, output = COALESCE(%(output)s::jsonb, output),
-                   completed_at = CASE WHEN %(status)s = 'completed' THEN now() ELSE completed_at END,
+            UPDATE {s}.actions SET status = %(status)s,
+                   output = COALESCE(%(output)s::jsonb, output),
+                   completed_at = CASE WHEN %(status)s = 'completed' THEN now()
+                                       ELSE completed_at END,
                    meta = COALESCE(meta, '{{}}'::jsonb) || %(meta)s::jsonb
             WHERE thread_id = %(thread_id)s AND action_id = %(action_id)s
             RETURNING action_id
@@ -271,6 +307,7 @@ def plan_list(
     node: str | None = None,
     since: dt.datetime | int | None = None,
     run_id: str | None = None,
+    task_id: str | None = None,
     limit: int | None = None,
     newest_first: bool = False,
 ) -> Plan[list[ActionRecord]]:
@@ -292,6 +329,9 @@ def plan_list(
     if run_id is not None:
         conds.append("run_id = %(run_id)s")
         params["run_id"] = run_id
+    if task_id is not None:
+        conds.append("task_id = %(task_id)s")
+        params["task_id"] = task_id
     if isinstance(since, dt.datetime):
         conds.append("started_at >= %(since)s")
         params["since"] = since

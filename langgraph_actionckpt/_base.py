@@ -6,11 +6,16 @@ Everything here is I/O-free: each public operation is a *plan* (see
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
-from functools import partial
 import re
 import secrets
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -37,6 +42,8 @@ from ._migrations import LATEST_VERSION, pending_migrations
 from ._queries import Queries
 from .errors import ConfigurationError, MigrationError, SerializationError
 
+logger = logging.getLogger("langgraph_actionckpt")
+
 DEFAULT_SCHEMA = "actionckpt"
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 _INLINE_MAX = 256
@@ -47,8 +54,7 @@ def validate_schema(schema: str) -> str:
     """Check a schema name; it must be a plain SQL identifier (it is quoted anyway)."""
     if not isinstance(schema, str) or not _SCHEMA_RE.match(schema):
         raise ConfigurationError(
-            f"schema must match {_SCHEMA_RE.pattern} (letters, digits, underscore), "
-            f"got {schema!r}"
+            f"schema must match {_SCHEMA_RE.pattern} (letters, digits, underscore), got {schema!r}"
         )
     return schema
 
@@ -85,6 +91,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         record_nodes: bool = True,
         delta_policy: DeltaPolicy | None = None,
         delta_cache_bytes: int = 64 * 1024 * 1024,
+        replay: bool = True,
+        durable_timeout: float = 1.0,
     ) -> None:
         super().__init__(serde=serde or default_serde())
         self.schema = validate_schema(schema)
@@ -96,6 +104,100 @@ class SaverCore(BaseCheckpointSaver[str]):
         self._is_setup = False
         # checkpoint id -> step, so node rows get their step without a lookup
         self._steps: dict[tuple[str, str, str], int] = {}
+        self.replay = replay
+        self.durable_timeout = durable_timeout
+        self._durable: OrderedDict[str, None] = OrderedDict()
+        self._durable_cv = threading.Condition()
+        self.metrics: Any = None
+        if replay:
+            from . import replay as _replay
+
+            _replay.install()
+
+    # --------------------------------------------------------------- durability
+
+    def _mark_durable(self, checkpoint_id: str) -> None:
+        with self._durable_cv:
+            self._durable[checkpoint_id] = None
+            if len(self._durable) > 100_000:
+                self._durable.popitem(last=False)
+            self._durable_cv.notify_all()
+
+    def _missing_durable(self, ids: Sequence[str]) -> list[str]:
+        return [i for i in ids if i not in self._durable]
+
+    def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
+        """Block until the given checkpoints are committed (the replay barrier).
+
+        Under ``durability="async"`` LangGraph starts a task before the checkpoint it
+        was prepared from is saved; a crash then loses that checkpoint, and the
+        re-run task gets a new id, so its actions could not be found again. Waiting
+        here before the task's first live action closes that window. Checkpoints
+        this process never saves (subgraphs compiled with ``checkpointer=False``)
+        are given up on after ``durable_timeout`` seconds.
+
+        Returns:
+            True when every checkpoint is known to be durable.
+        """
+        if durability != "async":
+            return True
+        deadline = time.monotonic() + self.durable_timeout
+        with self._durable_cv:
+            while missing := self._missing_durable(ids):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    logger.debug(
+                        "checkpoints %s not durable after %.1fs", missing, self.durable_timeout
+                    )
+                    return False
+                self._durable_cv.wait(min(left, 0.05))
+        return True
+
+    async def await_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
+        """Async :meth:`wait_durable` (never blocks the event loop)."""
+        if durability != "async":
+            return True
+        deadline = time.monotonic() + self.durable_timeout
+        while missing := self._missing_durable(ids):
+            if time.monotonic() >= deadline:
+                logger.debug(
+                    "checkpoints %s not durable after %.1fs", missing, self.durable_timeout
+                )
+                return False
+            await asyncio.sleep(0.0005)
+        return True
+
+    # ------------------------------------------------------------------ resolve
+
+    def _plan_resolve(
+        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+    ) -> Plan[None]:
+        if retry == (output is not None):
+            raise ConfigurationError("resolve_action needs exactly one of output=... or retry=True")
+        params = {
+            "thread_id": thread_id,
+            "action_id": action_id,
+            "status": "failed" if retry else "completed",
+            "output": None if retry else _json(output),
+            "meta": _json({"resolution": note or ("retry" if retry else "output given")}),
+        }
+        row = yield Op(self.action_queries.resolve, params, "one")
+        if row is None:
+            raise ConfigurationError(f"no action {action_id!r} on thread {thread_id!r}")
+
+    # ------------------------------------------------------------------ metrics
+
+    def _observe_depth(self, depth: int) -> None:
+        if self.metrics is not None:
+            self.metrics.set_queue_depth(depth)
+
+    def _observe_replay(self, action_type: str) -> None:
+        if self.metrics is not None:
+            self.metrics.observe_replay(action_type)
+
+    def _observe_written(self, record: Any) -> None:
+        if self.metrics is not None:
+            self.metrics.observe_actions_written([record])
 
     # ----------------------------------------------------------------- versions
 
@@ -207,6 +309,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             "b_cnt": [r.count for r in rows],
         }
         yield Op(self.queries.put, params)
+        self._mark_durable(checkpoint["id"])
         for key, state in states:
             if state is not None:
                 self._lists.put(key, state)
@@ -292,6 +395,13 @@ class SaverCore(BaseCheckpointSaver[str]):
             "a_error": [a[5] for a in actions],
         }
         yield Op(self.queries.put_writes(upsert), params)
+        error = next((v for c, v in writes if c == ERROR), None)
+        if error is not None and type(error).__name__ != "InFlightActionError":
+            # The task failed: the last LLM output it received may be the cause,
+            # so the retry asks the model again instead of replaying that one.
+            yield Op(
+                self.action_queries.not_replayable, {"thread_id": thread_id, "task_id": task_id}
+            )
 
     def _node_actions(
         self, task_id: str, task_path: str, writes: Sequence[tuple[str, Any]]
@@ -351,6 +461,7 @@ class SaverCore(BaseCheckpointSaver[str]):
                 b_type[i], b_blob[i], b_base[i], b_cnt[i]
             )
         tup = self._make_tuple(row, blobs, remember=checkpoint_id is None)
+        self._mark_durable(tup.config["configurable"]["checkpoint_id"])
         return tup
 
     def _make_tuple(

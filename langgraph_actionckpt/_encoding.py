@@ -124,9 +124,11 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
         return [to_jsonable(v, _depth=d) for v in value]
     if isinstance(value, tuple):
         if hasattr(value, "_fields"):  # NamedTuple: keep field names readable
-            return {TAG: "namedtuple", "type": type(value).__qualname__, "v": {
-                f: to_jsonable(getattr(value, f), _depth=d) for f in value._fields
-            }}
+            return {
+                TAG: "namedtuple",
+                "type": type(value).__qualname__,
+                "v": {f: to_jsonable(getattr(value, f), _depth=d) for f in value._fields},
+            }
         return {TAG: "tuple", "v": [to_jsonable(v, _depth=d) for v in value]}
     if isinstance(value, (set, frozenset)):
         try:
@@ -149,7 +151,11 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     if isinstance(value, decimal.Decimal):
         return {TAG: "decimal", "v": str(value)}
     if isinstance(value, enum.Enum):
-        return {TAG: "enum", "type": type(value).__qualname__, "v": to_jsonable(value.value, _depth=d)}
+        return {
+            TAG: "enum",
+            "type": type(value).__qualname__,
+            "v": to_jsonable(value.value, _depth=d),
+        }
     if _is_message(value):
         from langchain_core.messages import message_to_dict
 
@@ -259,7 +265,11 @@ def from_jsonable(value: Any) -> Any:
     if kind in ("numpy", "ndarray", "enum", "model", "dataclass", "namedtuple"):
         return from_jsonable(inner)
     if kind == "repr":
-        return {TAG: "repr", "type": value.get("type"), "repr": _unescape_str(value.get("repr", ""))}
+        return {
+            TAG: "repr",
+            "type": value.get("type"),
+            "repr": _unescape_str(value.get("repr", "")),
+        }
     return {_unescape_str(k): from_jsonable(v) for k, v in value.items()}
 
 

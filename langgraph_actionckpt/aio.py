@@ -24,6 +24,7 @@ from ._actions import ActionRecord, plan_get, plan_list, plan_upsert, records_to
 from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
 from ._blobs import DeltaPolicy
 from ._driver import AsyncDriver, PlanFactory, T, configure_connection
+from ._writer import AsyncActionWriter
 from .embedded import embedded_dsn
 from .saver import connect_kwargs
 
@@ -59,14 +60,28 @@ class AsyncActionSaver(SaverCore):
         pipeline: bool = False,
         record_nodes: bool = True,
         delta_policy: DeltaPolicy | None = None,
+        replay: bool = True,
+        writer_batch_size: int = 500,
+        writer_interval: float = 0.05,
         _reconnect: Any = None,
     ) -> None:
         super().__init__(
-            schema=schema, serde=serde, record_nodes=record_nodes, delta_policy=delta_policy
+            schema=schema,
+            serde=serde,
+            record_nodes=record_nodes,
+            delta_policy=delta_policy,
+            replay=replay,
         )
         self.conn = conn
         self.driver = AsyncDriver(conn, pipeline=pipeline, reconnect=_reconnect)
         self.loop = asyncio.get_running_loop()
+        self.writer = AsyncActionWriter(
+            self.arecord_actions,
+            self.loop,
+            batch_size=writer_batch_size,
+            interval=writer_interval,
+            on_depth=self._observe_depth,
+        )
 
     @classmethod
     @asynccontextmanager
@@ -102,6 +117,7 @@ class AsyncActionSaver(SaverCore):
                     await saver.setup()
                 yield saver
             finally:
+                await saver.aclose()
                 await saver.driver.conn.close()
             return
         async with AsyncConnectionPool(
@@ -116,9 +132,12 @@ class AsyncActionSaver(SaverCore):
             open=False,
         ) as pool:
             saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
-            if setup:
-                await saver.setup()
-            yield saver
+            try:
+                if setup:
+                    await saver.setup()
+                yield saver
+            finally:
+                await saver.aclose()
 
     async def _run(self, factory: PlanFactory[T]) -> T:
         return await self.driver.run(factory)
@@ -203,13 +222,21 @@ class AsyncActionSaver(SaverCore):
         node: str | None = None,
         since: datetime | int | None = None,
         run_id: str | None = None,
+        task_id: str | None = None,
         limit: int | None = None,
     ) -> list[ActionRecord]:
         """Actions of a thread (or all threads) in recorded order (see ``ActionSaver``)."""
         return await self._run(
             lambda: plan_list(
-                self.action_queries, thread_id, action_type=action_type, status=status,
-                node=node, since=since, run_id=run_id, limit=limit,
+                self.action_queries,
+                thread_id,
+                action_type=action_type,
+                status=status,
+                node=node,
+                since=since,
+                run_id=run_id,
+                task_id=task_id,
+                limit=limit,
             )
         )
 
@@ -236,7 +263,28 @@ class AsyncActionSaver(SaverCore):
         """Write action records now, in one statement (used by the recorder)."""
         await self._run(lambda: plan_upsert(self.action_queries, records))
 
+    async def aresolve_action(
+        self,
+        thread_id: str,
+        action_id: str,
+        *,
+        output: Any = None,
+        retry: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """Settle an action whose outcome is unknown (see ``ActionSaver.resolve_action``)."""
+        await self.writer.aflush()
+        await self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
+
+    async def aclose(self) -> None:
+        """Flush queued action rows and stop the writer task."""
+        await self.writer.aclose()
+
     # ------------------------------------------- sync twins (from other threads)
+
+    def resolve_action(self, thread_id: str, action_id: str, **kwargs: Any) -> None:
+        """Sync :meth:`aresolve_action`."""
+        self._sync(self.aresolve_action(thread_id, action_id, **kwargs))
 
     def list_actions(self, thread_id: str | None = None, **kwargs: Any) -> list[ActionRecord]:
         """Sync :meth:`alist_actions`, for use from threads other than the loop's."""
@@ -257,7 +305,6 @@ class AsyncActionSaver(SaverCore):
     def record_actions(self, records: Sequence[ActionRecord]) -> None:
         """Sync :meth:`arecord_actions`."""
         self._sync(self.arecord_actions(records))
-
 
     def _sync(self, coro: Any) -> Any:
         try:

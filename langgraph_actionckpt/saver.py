@@ -23,8 +23,9 @@ from psycopg_pool import ConnectionPool
 from ._actions import ActionRecord, plan_get, plan_list, plan_upsert, records_to_jsonl
 from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
 from ._blobs import DeltaPolicy
-from ._driver import SyncDriver, T, configure_connection
 from ._driver import PlanFactory as _PlanFactory
+from ._driver import SyncDriver, T, configure_connection
+from ._writer import SyncActionWriter
 from .embedded import embedded_dsn
 
 
@@ -63,13 +64,26 @@ class ActionSaver(SaverCore):
         pipeline: bool = False,
         record_nodes: bool = True,
         delta_policy: DeltaPolicy | None = None,
+        replay: bool = True,
+        writer_batch_size: int = 500,
+        writer_interval: float = 0.05,
         _reconnect: Any = None,
     ) -> None:
         super().__init__(
-            schema=schema, serde=serde, record_nodes=record_nodes, delta_policy=delta_policy
+            schema=schema,
+            serde=serde,
+            record_nodes=record_nodes,
+            delta_policy=delta_policy,
+            replay=replay,
         )
         self.conn = conn
         self.driver = SyncDriver(conn, pipeline=pipeline, reconnect=_reconnect)
+        self.writer = SyncActionWriter(
+            self.record_actions,
+            batch_size=writer_batch_size,
+            interval=writer_interval,
+            on_depth=self._observe_depth,
+        )
 
     @classmethod
     @contextmanager
@@ -127,6 +141,7 @@ class ActionSaver(SaverCore):
                     saver.setup()
                 yield saver
             finally:
+                saver.close()
                 saver.driver.conn.close()  # type: ignore[union-attr]
             return
         with ConnectionPool(
@@ -141,9 +156,12 @@ class ActionSaver(SaverCore):
             open=True,
         ) as pool:
             saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
-            if setup:
-                saver.setup()
-            yield saver
+            try:
+                if setup:
+                    saver.setup()
+                yield saver
+            finally:
+                saver.close()
 
     def _run(self, factory: _PlanFactory[T]) -> T:
         return self.driver.run(factory)
@@ -230,6 +248,7 @@ class ActionSaver(SaverCore):
         node: str | None = None,
         since: datetime | int | None = None,
         run_id: str | None = None,
+        task_id: str | None = None,
         limit: int | None = None,
     ) -> list[ActionRecord]:
         """Actions of a thread (or all threads) in the order they were recorded.
@@ -245,8 +264,15 @@ class ActionSaver(SaverCore):
         """
         return self._run(
             lambda: plan_list(
-                self.action_queries, thread_id, action_type=action_type, status=status,
-                node=node, since=since, run_id=run_id, limit=limit,
+                self.action_queries,
+                thread_id,
+                action_type=action_type,
+                status=status,
+                node=node,
+                since=since,
+                run_id=run_id,
+                task_id=task_id,
+                limit=limit,
             )
         )
 
@@ -273,9 +299,45 @@ class ActionSaver(SaverCore):
         """Write action records now, in one statement (used by the recorder)."""
         self._run(lambda: plan_upsert(self.action_queries, records))
 
+    def resolve_action(
+        self,
+        thread_id: str,
+        action_id: str,
+        *,
+        output: Any = None,
+        retry: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """Settle an action whose outcome is unknown (see :class:`InFlightActionError`).
+
+        Args:
+            thread_id: The thread.
+            action_id: The action's idempotency key (from the error).
+            output: The result the action had: it is marked ``completed`` and the
+                resumed run receives this output instead of executing it.
+            retry: Allow one more execution instead (marks it ``failed``).
+            note: Free text stored in ``meta.resolution``.
+
+        Raises:
+            ConfigurationError: Neither or both of ``output`` and ``retry`` given,
+                or no such action.
+        """
+        self.writer.flush()
+        self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
+
+    def close(self) -> None:
+        """Flush queued action rows and stop the writer thread."""
+        self.writer.close()
+
     # ------------------------------------------- async twins (worker thread)
 
-    async def alist_actions(self, thread_id: str | None = None, **kwargs: Any) -> list[ActionRecord]:
+    async def aresolve_action(self, thread_id: str, action_id: str, **kwargs: Any) -> None:
+        """Async :meth:`resolve_action`."""
+        await asyncio.to_thread(lambda: self.resolve_action(thread_id, action_id, **kwargs))
+
+    async def alist_actions(
+        self, thread_id: str | None = None, **kwargs: Any
+    ) -> list[ActionRecord]:
         """Async :meth:`list_actions`."""
         return await asyncio.to_thread(lambda: self.list_actions(thread_id, **kwargs))
 

@@ -1,0 +1,181 @@
+"""Where am I? The LangGraph task an action runs in, and its deterministic identity.
+
+LangGraph derives a task id by hashing the checkpoint the task was prepared
+from, its namespace, step, node and triggers. A task re-run after a crash gets
+the same id as long as that checkpoint was durable, so an action key made of
+``(task id, kind, name, hash(request), n-th identical request in this
+execution)`` names the same action in the crashed run and in the resumed one.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from . import _encoding
+
+if TYPE_CHECKING:
+    from ._base import SaverCore
+
+
+@dataclass(slots=True)
+class TaskScope:
+    """The running task, as seen from inside it.
+
+    Attributes:
+        saver: Our saver that checkpoints the graph.
+        thread_id: The thread.
+        task_ns: The task's checkpoint namespace (``node:<task id>``, nested for subgraphs).
+        graph_ns: The namespace of the (sub)graph that runs the task (``""`` at the root).
+        task_id: The task id (stable across a crash when its checkpoint was durable).
+        checkpoint_id: The checkpoint the task was prepared from.
+        checkpoint_ids: That checkpoint and its ancestors' (subgraph tasks hash the parent's).
+        node: The node name.
+        step: The superstep.
+        attempt: The node attempt (RetryPolicy bumps it).
+        durability: ``sync``, ``async`` or ``exit``.
+        run_id: The run id, when the caller gave one.
+        agent_id: The (sub)graph path, or ``metadata["agent_id"]`` when the caller set one.
+        counters: Occurrence counters shared by everything in this execution of the task.
+    """
+
+    saver: SaverCore
+    thread_id: str
+    task_ns: str
+    graph_ns: str
+    task_id: str
+    checkpoint_id: str
+    checkpoint_ids: tuple[str, ...]
+    node: str | None
+    step: int | None
+    attempt: int
+    durability: str
+    run_id: str | None
+    agent_id: str
+    counters: dict[Any, Any]
+
+    def next_occurrence(self, key: Any) -> int:
+        """The n-th time this request is made in this execution (0-based)."""
+        with _lock:
+            n: int = self.counters.get(key, 0)
+            self.counters[key] = n + 1
+        return n
+
+    def action_id(self, kind: str, name: str, request_hash: str) -> str:
+        """A deterministic idempotency key for the next such request in this task."""
+        n = self.next_occurrence((kind, name, request_hash))
+        return f"{self.task_id}:{kind}:{name}:{request_hash[:16]}:{n}"
+
+
+_lock = threading.Lock()
+_counters: dict[int, dict[Any, Any]] = {}
+_owners: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+# Set while a replayed call re-enters model/tool code, so nested hooks stand aside.
+replaying: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "actionckpt_replaying", default=False
+)
+# Set by the replay layer around a live action, so the callback handler can join its rows.
+current_action_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "actionckpt_current_action", default=None
+)
+
+
+def _execution_counters(conf: dict[str, Any]) -> dict[Any, Any]:
+    """A dict that lives exactly as long as this execution of the task.
+
+    Each prepared task gets its own writes deque, and ``__pregel_send`` is its
+    bound ``extend``; nodes with a timeout get a per-attempt closure instead.
+    Either object identifies this execution and is weak-referenceable.
+    """
+    send = conf.get("__pregel_send")
+    if send is None:
+        return {}
+    owner = getattr(send, "__self__", send)
+    key = id(owner)
+    with _lock:
+        if _owners.get(key) is not owner:
+            try:
+                _owners[key] = owner
+            except TypeError:  # not weak-referenceable: counters per call are still safe
+                return {}
+            _counters[key] = {}
+            weakref.finalize(owner, _counters.pop, key, None)
+        return _counters[key]
+
+
+def agent_id_for(graph_ns: str, metadata: dict[str, Any] | None = None) -> str:
+    """``metadata["agent_id"]`` if set, else the subgraph path (``root`` at the top)."""
+    if metadata and isinstance(metadata.get("agent_id"), str):
+        return str(metadata["agent_id"])
+    if not graph_ns:
+        return "root"
+    return "/".join(part.split(":", 1)[0] for part in graph_ns.split("|"))
+
+
+def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
+    """The running task if it belongs to a graph checkpointed by one of our savers.
+
+    Args:
+        saver: Only match this saver (None: any of ours).
+
+    Returns:
+        None outside a LangGraph task, in graphs checkpointed by another saver,
+        when replay is switched off for the saver, or under ``durability="exit"``.
+    """
+    from ._base import SaverCore
+
+    try:
+        from langgraph.config import get_config
+
+        config = get_config()
+    except (RuntimeError, ImportError):
+        return None
+    conf = config.get("configurable") or {}
+    checkpointer = conf.get("__pregel_checkpointer")
+    if not isinstance(checkpointer, SaverCore) or (saver is not None and checkpointer is not saver):
+        return None
+    if not checkpointer.replay:
+        return None
+    runtime = conf.get("__pregel_runtime")
+    info = getattr(runtime, "execution_info", None)
+    if info is None or not info.task_id:
+        return None
+    durability = conf.get("__pregel_durability") or "async"
+    metadata = config.get("metadata") or {}
+    task_ns = info.checkpoint_ns or ""
+    graph_ns = task_ns.rsplit("|", 1)[0] if "|" in task_ns else ""
+    step = metadata.get("langgraph_step")
+    return TaskScope(
+        saver=checkpointer,
+        thread_id=str(conf.get("thread_id")),
+        task_ns=task_ns,
+        graph_ns=graph_ns,
+        task_id=info.task_id,
+        checkpoint_id=info.checkpoint_id,
+        checkpoint_ids=tuple(str(v) for v in (conf.get("checkpoint_map") or {}).values())
+        or (info.checkpoint_id,),
+        node=metadata.get("langgraph_node"),
+        step=step if isinstance(step, int) else None,
+        attempt=int(info.node_attempt or 1),
+        durability=durability,
+        run_id=str(info.run_id) if info.run_id else _str(metadata.get("run_id")),
+        agent_id=agent_id_for(graph_ns, metadata),
+        counters=_execution_counters(conf),
+    )
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def stable_hash(value: Any) -> str:
+    """A hex digest of a value, stable across processes (canonical JSON, sorted keys)."""
+    data = orjson.dumps(_encoding.to_jsonable(value), option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(data).hexdigest()

@@ -456,10 +456,14 @@ class SaverCore(BaseCheckpointSaver[str]):
             return None
         blobs: dict[str, dict[str, StoredBlob]] = {}
         b_channel, b_version, b_type, b_blob, b_base, b_cnt = row[13:19]
-        for i, channel in enumerate(b_channel or ()):
-            blobs.setdefault(channel, {})[b_version[i]] = StoredBlob(
-                b_type[i], b_blob[i], b_base[i], b_cnt[i]
-            )
+        if b_channel:
+            for channel, version, item in zip(
+                b_channel, b_version, zip(b_type, b_blob, b_base, b_cnt, strict=True), strict=True
+            ):
+                per = blobs.get(channel)
+                if per is None:
+                    per = blobs[channel] = {}
+                per[version] = item
         tup = self._make_tuple(row, blobs, remember=checkpoint_id is None)
         self._mark_durable(tup.config["configurable"]["checkpoint_id"])
         return tup
@@ -484,7 +488,7 @@ class SaverCore(BaseCheckpointSaver[str]):
                     f"checkpoint {checkpoint_id!r} of thread {thread_id!r} references "
                     f"{channel!r} version {version!r}, which is not stored"
                 )
-            vtype, vdata, state = resolve_chain(dict(rows), version)
+            vtype, vdata, state = resolve_chain(rows, version)
             if vtype == "empty":
                 continue
             values[channel] = self._loads(vtype, vdata)
@@ -571,7 +575,7 @@ class SaverCore(BaseCheckpointSaver[str]):
                     "(checkpoint_id, thread_id, checkpoint_ns) < (%(c_id)s, %(c_t)s, %(c_ns)s)"
                 )
                 page_params.update(c_id=cursor[0], c_t=cursor[1], c_ns=cursor[2])
-            query = self.queries.list_page(page_conds)
+            query = self.queries.list_page(tuple(page_conds))
             holder: list[tuple[str, str, str]] = []
             yield partial(self._plan_list_page, query, page_params, page, holder)
             if not holder:
@@ -605,8 +609,11 @@ class SaverCore(BaseCheckpointSaver[str]):
                 "all",
             )
             for b in blob_rows:
-                blobs.setdefault((b[0], b[1]), {}).setdefault(b[2], {})[b[3]] = StoredBlob(
-                    b[4], b[5], b[6], b[7]
+                blobs.setdefault((b[0], b[1]), {}).setdefault(b[2], {})[b[3]] = (
+                    b[4],
+                    b[5],
+                    b[6],
+                    b[7],
                 )
         tuples = [self._make_tuple(r, blobs.get((r[0], r[1]), {})) for r in rows]
         if len(rows) == page:

@@ -20,6 +20,7 @@ import re
 import struct
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import SerializationError
@@ -171,18 +172,12 @@ class DeltaPolicy:
         return row, ListState(version, body, count, None, len(body), 0, 0)
 
 
-@dataclass(slots=True)
-class StoredBlob:
-    """A blob row as read back."""
-
-    type: str
-    blob: bytes | None
-    base: str | None
-    count: int | None
+StoredBlob = tuple[str, bytes | None, str | None, int | None]
+"""A blob row as read back: ``(type, blob, base_version, item_count)``."""
 
 
 def resolve_chain(
-    rows: dict[str, StoredBlob], version: str
+    rows: Mapping[str, StoredBlob], version: str
 ) -> tuple[str, bytes | None, ListState | None]:
     """Rebuild one channel version from its rows.
 
@@ -203,18 +198,19 @@ def resolve_chain(
             raise SerializationError(
                 f"stored value of version {version!r} is missing its base version {v!r}"
             )
-        if row.type == DELTA_TYPE:
-            deltas.append(row.blob or b"")
-            count += row.count or 0
-            v = row.base
+        rtype, rblob, rbase, rcount = row
+        if rtype == DELTA_TYPE:
+            deltas.append(rblob or b"")
+            count += rcount or 0
+            v = rbase
             continue
-        hdr = array_header(row.blob) if row.blob is not None and row.type == "msgpack" else None
+        hdr = array_header(rblob) if rblob is not None and rtype == "msgpack" else None
         if hdr is None:
             if not deltas:
-                return row.type, row.blob, None
+                return rtype, rblob, None
             raise SerializationError(f"delta base {v!r} of {version!r} is not a stored list")
-        assert row.blob is not None and v is not None
-        snap_body = row.blob[hdr[0] :]
+        assert rblob is not None and v is not None
+        snap_body = rblob[hdr[0] :]
         count += hdr[1]
         break
     deltas.reverse()

@@ -136,11 +136,9 @@ class SyncDriver:
             configure_connection(self.conn)
 
     def _run_on(self, conn: psycopg.Connection[Any], plan: Plan[T]) -> T:
-        if isinstance(self.conn, ConnectionPool):
-            configure_connection(conn)
         ctx = conn.pipeline() if self.pipeline else nullcontext()
         try:
-            with ctx, conn.cursor() as cur:
+            with ctx, conn.cursor(binary=True) as cur:
                 result: Any = None
                 while True:
                     try:
@@ -244,8 +242,6 @@ class AsyncDriver:
             configure_connection(self.conn)
 
     async def _run_on(self, conn: psycopg.AsyncConnection[Any], plan: Plan[T]) -> T:
-        if isinstance(self.conn, AsyncConnectionPool):
-            configure_connection(conn)
         try:
             if self.pipeline:
                 async with conn.pipeline():
@@ -265,7 +261,7 @@ class AsyncDriver:
 
     @staticmethod
     async def _loop(conn: psycopg.AsyncConnection[Any], plan: Plan[T]) -> T:
-        async with conn.cursor() as cur:
+        async with conn.cursor(binary=True) as cur:
             result: Any = None
             while True:
                 try:

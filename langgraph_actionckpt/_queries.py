@@ -6,19 +6,29 @@ statement through ``psycopg.sql.Identifier``.
 
 from __future__ import annotations
 
+import functools
 from functools import cached_property
 
 from psycopg import sql
 
-# Delta-aware blob fetch: for each target (channel, version) the rows of its
-# chain, i.e. the versions in [snap_version, version] of that channel. A full
-# value has snap_version NULL and yields only itself.
+# Delta-aware blob fetch for one target (channel, version) per row of {t}: the
+# rows of its chain, i.e. the versions in [snap_version, version] of that channel
+# (a full value has snap_version NULL and yields only itself). LATERAL keeps the
+# plan a primary-key lookup followed by one index range scan, whatever the stats.
 _BLOB_CHAIN = """
-    JOIN {s}.blobs tb ON tb.thread_id = {t}.thread_id AND tb.checkpoint_ns = {t}.checkpoint_ns
-        AND tb.channel = {t}.channel AND tb.version = {t}.version
-    JOIN {s}.blobs b ON b.thread_id = tb.thread_id AND b.checkpoint_ns = tb.checkpoint_ns
-        AND b.channel = tb.channel
-        AND b.version >= COALESCE(tb.snap_version, tb.version) AND b.version <= tb.version
+    CROSS JOIN LATERAL (
+        SELECT tb.version, COALESCE(tb.snap_version, tb.version) AS lo FROM {s}.blobs tb
+        WHERE tb.thread_id = {t}.thread_id AND tb.checkpoint_ns = {t}.checkpoint_ns
+          AND tb.channel = {t}.channel AND tb.version = {t}.version
+        OFFSET 0  -- an optimization fence: resolve the target before the range scan
+    ) tb
+    CROSS JOIN LATERAL (
+        SELECT b.channel, b.version, b.type, b.blob, b.base_version, b.item_count
+        FROM {s}.blobs b
+        WHERE b.thread_id = {t}.thread_id AND b.checkpoint_ns = {t}.checkpoint_ns
+          AND b.channel = {t}.channel AND b.version >= tb.lo AND b.version <= tb.version
+        OFFSET 0
+    ) b
 """
 
 _WRITES_LATERAL = """
@@ -107,6 +117,7 @@ class Queries:
             """
         )
 
+    @functools.lru_cache(maxsize=4)  # noqa: B019
     def put_writes(self, upsert: bool) -> sql.Composed:
         """Insert a task's writes and its node/branch action rows in one statement."""
         conflict = (
@@ -150,6 +161,7 @@ class Queries:
 
     # -------------------------------------------------------------------- get
 
+    @functools.lru_cache(maxsize=4)  # noqa: B019 - one Queries object per saver, few keys
     def get_tuple(self, by_id: bool) -> sql.Composed:
         """One statement: the checkpoint row, its blob chains and its writes."""
         where = "AND checkpoint_id = %(checkpoint_id)s" if by_id else ""
@@ -176,7 +188,8 @@ class Queries:
             writes=sql.SQL(_WRITES_LATERAL).format(s=self.ident),
         )
 
-    def list_page(self, conditions: list[str]) -> sql.Composed:
+    @functools.lru_cache(maxsize=64)  # noqa: B019
+    def list_page(self, conditions: tuple[str, ...]) -> sql.Composed:
         """A page of checkpoint rows with their writes; blobs come from :attr:`blob_chains`."""
         where = " AND ".join(conditions) if conditions else "true"
         return self.q(
@@ -195,16 +208,32 @@ class Queries:
 
     @cached_property
     def blob_chains(self) -> sql.Composed:
-        """Blob rows for many targets at once; each chain row is fetched once."""
+        """Blob rows for many targets at once; each chain range is scanned once."""
         return self.q(
             """
-            SELECT DISTINCT b.thread_id, b.checkpoint_ns, b.channel, b.version, b.type, b.blob,
+            WITH r AS (
+                SELECT t.thread_id, t.checkpoint_ns, t.channel, tb.lo, max(tb.version) AS hi
+                FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[])
+                     AS t(thread_id, checkpoint_ns, channel, version)
+                CROSS JOIN LATERAL (
+                    SELECT tb.version, COALESCE(tb.snap_version, tb.version) AS lo
+                    FROM {s}.blobs tb
+                    WHERE tb.thread_id = t.thread_id AND tb.checkpoint_ns = t.checkpoint_ns
+                      AND tb.channel = t.channel AND tb.version = t.version
+                    OFFSET 0
+                ) tb
+                GROUP BY t.thread_id, t.checkpoint_ns, t.channel, tb.lo
+            )
+            SELECT r.thread_id, r.checkpoint_ns, b.channel, b.version, b.type, b.blob,
                    b.base_version, b.item_count
-            FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[])
-                 AS t(thread_id, checkpoint_ns, channel, version)
-            {chain}
-            """,
-            chain=sql.SQL(_BLOB_CHAIN).format(s=self.ident, t=sql.Identifier("t")),
+            FROM r CROSS JOIN LATERAL (
+                SELECT b.channel, b.version, b.type, b.blob, b.base_version, b.item_count
+                FROM {s}.blobs b
+                WHERE b.thread_id = r.thread_id AND b.checkpoint_ns = r.checkpoint_ns
+                  AND b.channel = r.channel AND b.version >= r.lo AND b.version <= r.hi
+                OFFSET 0
+            ) b
+            """
         )
 
     # ----------------------------------------------------------------- delete

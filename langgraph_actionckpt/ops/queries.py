@@ -1,0 +1,619 @@
+"""Read-only queries behind the ``actionckpt`` CLI: runs, timelines, failures, stats.
+
+Each function takes a sync psycopg ``Connection`` (autocommit), a
+``ConnectionPool`` or an :class:`~langgraph_actionckpt.ActionSaver`, and a
+schema name; results are small dataclasses with a ``to_dict()`` that is ready
+for ``json.dumps``. Every value is bound as a parameter; the schema is always
+an identifier composed with :mod:`psycopg.sql`.
+
+A *run* here is a thread: its status is derived from its actions:
+``running`` when any action is ``pending``/``running``, ``failed`` when its last
+action (highest ``step_index``) failed, else ``completed``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg_pool import ConnectionPool
+
+from .._actions import ActionQueries, ActionRecord, plan_list
+from .._base import DEFAULT_SCHEMA, validate_schema
+from .._driver import Op, Plan, SyncDriver
+from .._migrations import MIGRATIONS
+from ..errors import ConfigurationError
+
+RUN_STATUSES = ("running", "failed", "completed")
+INFLIGHT = ("pending", "running")
+TABLES = ("checkpoints", "blobs", "writes", "actions", "migrations")
+
+Target = Any
+"""A psycopg ``Connection``, a ``ConnectionPool`` or a saver with a ``driver``."""
+
+
+def driver_for(target: Target) -> SyncDriver:
+    """A sync driver over ``target`` (a connection, a pool or a saver).
+
+    A bare connection must be in autocommit mode, since plans open and commit
+    their own short transactions; an idle non-autocommit connection is switched
+    to autocommit.
+
+    Args:
+        target: ``psycopg.Connection``, ``psycopg_pool.ConnectionPool`` or an
+            ``ActionSaver`` (its connection or pool is used).
+
+    Raises:
+        ConfigurationError: The connection is inside a transaction, or the
+            target is of an unknown type.
+    """
+    driver = getattr(target, "driver", None)
+    if isinstance(driver, SyncDriver):
+        if not driver.pipeline:
+            return driver
+        return SyncDriver(driver.conn)  # VACUUM and COPY want plain mode
+    if isinstance(target, psycopg.Connection):
+        if not target.autocommit:
+            if target.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                raise ConfigurationError(
+                    "the connection is inside a transaction; commit it first or pass an "
+                    "autocommit connection"
+                )
+            target.autocommit = True
+        return SyncDriver(target)
+    if isinstance(target, ConnectionPool):
+        return SyncDriver(target)
+    raise ConfigurationError(
+        f"expected a psycopg Connection, ConnectionPool or ActionSaver, got {type(target)!r}"
+    )
+
+
+def schema_for(target: Target, schema: str | None) -> str:
+    """The schema to use: ``schema`` if given, else the saver's, else the default."""
+    if schema is None:
+        schema = getattr(target, "schema", None) or DEFAULT_SCHEMA
+    return validate_schema(schema)
+
+
+def regclass(schema: str, table: str) -> str:
+    """A quoted ``"schema"."table"`` name for a ``::regclass`` parameter."""
+    return sql.Identifier(schema, table).as_string()
+
+
+def _q(schema: str, text: str, **parts: sql.Composable) -> sql.Composed:
+    return sql.SQL(text).format(s=sql.Identifier(schema), **parts)
+
+
+def _iso(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    return value
+
+
+def _jsonable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return _iso(obj)
+
+
+class _Jsonable:
+    def to_dict(self) -> dict[str, Any]:
+        """A dict ready for ``json.dumps`` (datetimes as ISO 8601 strings)."""
+        out = _jsonable(self)
+        assert isinstance(out, dict)
+        return out
+
+
+# ----------------------------------------------------------------------- runs
+
+
+@dataclasses.dataclass(slots=True)
+class RunSummary(_Jsonable):
+    """One thread as listed by ``actionckpt runs``.
+
+    Attributes:
+        thread_id: The thread.
+        status: ``running``, ``failed`` or ``completed`` (derived, see module doc).
+        actions: Number of actions.
+        by_type: Action count per ``action_type``.
+        last_action_type: Type of the last action (highest ``step_index``).
+        last_action_name: Name of the last action.
+        last_action_status: Status of the last action.
+        last_error: The last action's error (decoded JSON) when it failed.
+        inflight: Actions still ``pending``/``running``.
+        checkpoints: Number of checkpoints of the thread.
+        first_at: When the first action started (or the first checkpoint).
+        last_at: Newest activity: action start/completion or checkpoint.
+        age_seconds: Seconds since ``last_at``.
+    """
+
+    thread_id: str
+    status: str
+    actions: int
+    by_type: dict[str, int]
+    last_action_type: str | None
+    last_action_name: str | None
+    last_action_status: str | None
+    last_error: Any
+    inflight: int
+    checkpoints: int
+    first_at: dt.datetime | None
+    last_at: dt.datetime | None
+    age_seconds: float | None
+
+
+_RUNS_SQL = """
+WITH a AS (
+    SELECT thread_id, count(*) AS n, min(started_at) AS first_at,
+           max(GREATEST(started_at, completed_at)) AS last_at,
+           count(*) FILTER (WHERE status IN ('pending', 'running')) AS inflight
+    FROM {s}.actions GROUP BY thread_id
+), ty AS (
+    SELECT thread_id, jsonb_object_agg(action_type, n) AS by_type
+    FROM (SELECT thread_id, action_type, count(*) AS n
+          FROM {s}.actions GROUP BY thread_id, action_type) x
+    GROUP BY thread_id
+), c AS (
+    SELECT thread_id, count(*) AS n, min(created_at) AS first_at, max(created_at) AS last_at
+    FROM {s}.checkpoints GROUP BY thread_id
+), t AS (
+    SELECT thread_id,
+           COALESCE(a.n, 0) AS n_actions,
+           COALESCE(ty.by_type, '{{}}'::jsonb) AS by_type,
+           COALESCE(a.inflight, 0) AS inflight,
+           COALESCE(c.n, 0) AS n_checkpoints,
+           LEAST(a.first_at, c.first_at) AS first_at,
+           GREATEST(a.last_at, c.last_at) AS last_at
+    FROM a LEFT JOIN ty USING (thread_id) FULL JOIN c USING (thread_id)
+), r AS (
+    SELECT t.*, l.action_type AS l_type, l.name AS l_name, l.status AS l_status,
+           l.error AS l_error,
+           CASE WHEN t.inflight > 0 THEN 'running'
+                WHEN l.status = 'failed' THEN 'failed'
+                ELSE 'completed' END AS run_status
+    FROM t LEFT JOIN LATERAL (
+        SELECT action_type, name, status, error FROM {s}.actions x
+        WHERE x.thread_id = t.thread_id ORDER BY step_index DESC LIMIT 1
+    ) l ON true
+)
+SELECT thread_id, run_status, n_actions, by_type, l_type, l_name, l_status, l_error,
+       inflight, n_checkpoints, first_at, last_at,
+       EXTRACT(EPOCH FROM (now() - last_at))::float8
+FROM r
+WHERE (%(statuses)s::text[] IS NULL OR run_status = ANY(%(statuses)s::text[]))
+  AND (%(since)s::timestamptz IS NULL OR last_at >= %(since)s::timestamptz)
+  AND (%(thread_id)s::text IS NULL OR thread_id = %(thread_id)s::text)
+ORDER BY last_at DESC NULLS LAST, thread_id
+LIMIT %(limit)s
+"""
+
+
+def _plan_runs(
+    schema: str,
+    statuses: Sequence[str] | None,
+    since: dt.datetime | None,
+    limit: int | None,
+    thread_id: str | None = None,
+) -> Plan[list[RunSummary]]:
+    from .. import _encoding
+
+    params = {
+        "statuses": list(statuses) if statuses else None,
+        "since": since,
+        "limit": limit,
+        "thread_id": thread_id,
+    }
+    rows = yield Op(_q(schema, _RUNS_SQL), params, "all")
+    return [
+        RunSummary(
+            thread_id=r[0],
+            status=r[1],
+            actions=int(r[2]),
+            by_type={k: int(v) for k, v in (r[3] or {}).items()},
+            last_action_type=r[4],
+            last_action_name=r[5],
+            last_action_status=r[6],
+            last_error=_encoding.from_jsonable(r[7]),
+            inflight=int(r[8]),
+            checkpoints=int(r[9]),
+            first_at=r[10],
+            last_at=r[11],
+            age_seconds=r[12],
+        )
+        for r in rows
+    ]
+
+
+def list_runs(
+    target: Target,
+    schema: str | None = None,
+    *,
+    status: str | Sequence[str] | None = None,
+    since: dt.datetime | dt.timedelta | None = None,
+    limit: int | None = 50,
+) -> list[RunSummary]:
+    """Threads with their derived status, newest activity first.
+
+    Args:
+        target: Connection, pool or saver.
+        schema: The schema (default: the saver's, else ``actionckpt``).
+        status: Only runs with this derived status (or one of several).
+        since: Only runs with activity at or after this time (a timedelta
+            means "this long ago").
+        limit: At most this many runs (``None``: all).
+
+    Raises:
+        ConfigurationError: An unknown status was asked for.
+    """
+    sch = schema_for(target, schema)
+    statuses = [status] if isinstance(status, str) else list(status) if status else None
+    for s in statuses or ():
+        if s not in RUN_STATUSES:
+            raise ConfigurationError(f"unknown run status {s!r}; use one of {RUN_STATUSES}")
+    if isinstance(since, dt.timedelta):
+        since = dt.datetime.now(dt.UTC) - since
+    return driver_for(target).run(lambda: _plan_runs(sch, statuses, since, limit))
+
+
+def failed_runs(
+    target: Target, schema: str | None = None, *, limit: int | None = 50
+) -> list[RunSummary]:
+    """Runs whose last action failed (with that action's error), newest first.
+
+    Runs with an action still in flight are reported by :func:`inflight_actions`
+    instead, since their outcome is not known yet.
+    """
+    return list_runs(target, schema, status="failed", limit=limit)
+
+
+# ------------------------------------------------------------------- timeline
+
+
+@dataclasses.dataclass(slots=True)
+class TimelineRow(_Jsonable):
+    """One action of a thread's timeline.
+
+    Attributes:
+        step_index: Position in the thread (monotonic).
+        action_type: ``node``, ``llm_completion``, ``tool_call``...
+        name: Node, model, tool or function name.
+        status: The action's status.
+        node: The graph node it ran in.
+        duration_ms: ``latency_ms`` when recorded, else completed minus started.
+        tokens: Total tokens (LLM rows), if known.
+        replayed: Times it was served from the log instead of executed.
+        attempt: Attempt number.
+        started_at: Start time.
+        completed_at: Completion time.
+        error: The error (decoded JSON) of a failed action.
+        action_id: The idempotency key.
+    """
+
+    step_index: int | None
+    action_type: str
+    name: str | None
+    status: str
+    node: str | None
+    duration_ms: float | None
+    tokens: int | None
+    replayed: int
+    attempt: int
+    started_at: dt.datetime | None
+    completed_at: dt.datetime | None
+    error: Any
+    action_id: str
+
+    @classmethod
+    def from_record(cls, r: ActionRecord) -> TimelineRow:
+        """Build a row from an :class:`ActionRecord`."""
+        duration = r.latency_ms
+        if duration is None and r.started_at and r.completed_at:
+            duration = (r.completed_at - r.started_at).total_seconds() * 1000.0
+        tokens = r.total_tokens
+        if tokens is None and (r.input_tokens is not None or r.output_tokens is not None):
+            tokens = (r.input_tokens or 0) + (r.output_tokens or 0)
+        return cls(
+            step_index=r.step_index,
+            action_type=r.action_type,
+            name=r.name,
+            status=r.status,
+            node=r.node,
+            duration_ms=duration,
+            tokens=tokens,
+            replayed=r.replayed,
+            attempt=r.attempt,
+            started_at=r.started_at,
+            completed_at=r.completed_at,
+            error=r.error,
+            action_id=r.action_id,
+        )
+
+
+@dataclasses.dataclass(slots=True)
+class Timeline(_Jsonable):
+    """The action timeline of one thread (``actionckpt show``).
+
+    Attributes:
+        thread_id: The thread.
+        status: Derived run status (``None`` when the thread has no rows).
+        actions: The actions in ``step_index`` order.
+        executed: Actions that ran live (``replayed == 0``).
+        replayed: Actions served from the log at least once (``replayed > 0``).
+        tokens: Sum of the tokens of its LLM rows.
+    """
+
+    thread_id: str
+    status: str | None
+    actions: list[TimelineRow]
+    executed: int
+    replayed: int
+    tokens: int
+
+
+def thread_timeline(target: Target, thread_id: str, schema: str | None = None) -> Timeline:
+    """A thread's actions in order, with durations, tokens and replay counts.
+
+    Args:
+        target: Connection, pool or saver.
+        thread_id: The thread.
+        schema: The schema.
+    """
+    sch = schema_for(target, schema)
+    driver = driver_for(target)
+    records = driver.run(lambda: plan_list(ActionQueries(sch), thread_id))
+    rows = [TimelineRow.from_record(r) for r in records]
+    status: str | None = None
+    if rows:
+        if any(r.status in INFLIGHT for r in rows):
+            status = "running"
+        elif rows[-1].status == "failed":
+            status = "failed"
+        else:
+            status = "completed"
+    return Timeline(
+        thread_id=thread_id,
+        status=status,
+        actions=rows,
+        executed=sum(1 for r in rows if r.replayed == 0),
+        replayed=sum(1 for r in rows if r.replayed > 0),
+        tokens=sum(r.tokens or 0 for r in rows if r.action_type == "llm_completion"),
+    )
+
+
+# ------------------------------------------------------------------- inflight
+
+
+@dataclasses.dataclass(slots=True)
+class InflightAction(_Jsonable):
+    """An action that started and has no completion (``actionckpt inflight``).
+
+    Attributes:
+        thread_id: The thread.
+        step_index: Position in the thread.
+        action_id: The idempotency key.
+        action_type: Its type.
+        name: Its name.
+        status: ``pending`` or ``running``.
+        idempotent: Whether a re-run may execute it again.
+        attempt: Attempt number.
+        started_at: Start time.
+        age_seconds: Seconds since it started.
+    """
+
+    thread_id: str
+    step_index: int
+    action_id: str
+    action_type: str
+    name: str | None
+    status: str
+    idempotent: bool
+    attempt: int
+    started_at: dt.datetime
+    age_seconds: float
+
+
+_INFLIGHT_SQL = """
+SELECT thread_id, step_index, action_id, action_type, name, status, idempotent, attempt,
+       started_at, EXTRACT(EPOCH FROM (now() - started_at))::float8
+FROM {s}.actions
+WHERE status IN ('pending', 'running') AND completed_at IS NULL
+  AND (%(older)s::timestamptz IS NULL OR started_at < %(older)s::timestamptz)
+ORDER BY started_at, thread_id, step_index
+LIMIT %(limit)s
+"""
+
+
+def _plan_inflight(
+    schema: str, older: dt.datetime | None, limit: int | None
+) -> Plan[list[InflightAction]]:
+    rows = yield Op(_q(schema, _INFLIGHT_SQL), {"older": older, "limit": limit}, "all")
+    return [InflightAction(*r) for r in rows]
+
+
+def inflight_actions(
+    target: Target,
+    schema: str | None = None,
+    *,
+    older_than: dt.timedelta | None = None,
+    limit: int | None = 100,
+) -> list[InflightAction]:
+    """Actions ``pending``/``running`` with no completion, oldest first.
+
+    After a crash these are the actions whose outcome is unknown.
+
+    Args:
+        target: Connection, pool or saver.
+        schema: The schema.
+        older_than: Only actions that started at least this long ago.
+        limit: At most this many rows.
+    """
+    sch = schema_for(target, schema)
+    older = dt.datetime.now(dt.UTC) - older_than if older_than is not None else None
+    return driver_for(target).run(lambda: _plan_inflight(sch, older, limit))
+
+
+# ---------------------------------------------------------------------- stats
+
+
+@dataclasses.dataclass(slots=True)
+class TableStats(_Jsonable):
+    """Sizes and counts of a schema (``actionckpt stats``).
+
+    Attributes:
+        schema: The schema.
+        tables: Per table: ``rows`` (exact count), ``total_bytes`` (with indexes
+            and TOAST), ``table_bytes``, ``index_bytes``; missing tables are absent.
+        actions_by_type_status: ``{action_type: {status: count}}``.
+        oldest_action: Earliest ``started_at``.
+        newest_action: Latest ``started_at``.
+        threads: Distinct threads with actions.
+        schema_version: Applied migration version (``None``: not set up).
+        has_embedding: Whether the similarity-search column exists.
+    """
+
+    schema: str
+    tables: dict[str, dict[str, int]]
+    actions_by_type_status: dict[str, dict[str, int]]
+    oldest_action: dt.datetime | None
+    newest_action: dt.datetime | None
+    threads: int
+    schema_version: int | None
+    has_embedding: bool
+
+
+def _plan_stats(schema: str) -> Plan[TableStats]:
+    tables: dict[str, dict[str, int]] = {}
+    for table in TABLES:
+        name = regclass(schema, table)
+        row = yield Op("SELECT to_regclass(%s) IS NOT NULL", (name,), "one")
+        if not row or not row[0]:
+            continue
+        row = yield Op(
+            sql.SQL(
+                "SELECT (SELECT count(*) FROM {t}), pg_total_relation_size(%s::regclass), "
+                "pg_relation_size(%s::regclass), pg_indexes_size(%s::regclass)"
+            ).format(t=sql.Identifier(schema, table)),
+            (name, name, name),
+            "one",
+        )
+        assert row is not None
+        tables[table] = {
+            "rows": int(row[0]),
+            "total_bytes": int(row[1]),
+            "table_bytes": int(row[2]),
+            "index_bytes": int(row[3]),
+        }
+    by: dict[str, dict[str, int]] = {}
+    oldest = newest = None
+    threads = 0
+    has_embedding = False
+    if "actions" in tables:
+        rows = yield Op(
+            _q(
+                schema,
+                "SELECT action_type, status, count(*) FROM {s}.actions GROUP BY 1, 2 ORDER BY 1, 2",
+            ),
+            None,
+            "all",
+        )
+        for t, s, n in rows:
+            by.setdefault(t, {})[s] = int(n)
+        row = yield Op(
+            _q(
+                schema,
+                "SELECT min(started_at), max(started_at), count(DISTINCT thread_id) "
+                "FROM {s}.actions",
+            ),
+            None,
+            "one",
+        )
+        assert row is not None
+        oldest, newest, threads = row[0], row[1], int(row[2])
+        row = yield Op(
+            "SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = %s::regclass "
+            "AND attname = 'embedding' AND NOT attisdropped)",
+            (regclass(schema, "actions"),),
+            "one",
+        )
+        has_embedding = bool(row and row[0])
+    version = None
+    if "migrations" in tables:
+        row = yield Op(_q(schema, "SELECT max(v) FROM {s}.migrations"), None, "one")
+        version = row[0] if row else None
+    return TableStats(
+        schema=schema,
+        tables=tables,
+        actions_by_type_status=by,
+        oldest_action=oldest,
+        newest_action=newest,
+        threads=threads,
+        schema_version=version,
+        has_embedding=has_embedding,
+    )
+
+
+def stats(target: Target, schema: str | None = None) -> TableStats:
+    """Row counts and on-disk sizes per table, actions per type and status.
+
+    Row counts are exact (``count(*)``), which reads each table once.
+    """
+    sch = schema_for(target, schema)
+    return driver_for(target).run(lambda: _plan_stats(sch))
+
+
+# ----------------------------------------------------------------- migrations
+
+
+def migration_sql(schema: str = DEFAULT_SCHEMA) -> str:
+    """The SQL of every migration for ``schema``, for a DBA to review or apply by hand.
+
+    Nothing is executed. Identifiers are quoted by :mod:`psycopg.sql` (no
+    connection is needed to render them). Statements of ``concurrent``
+    migrations (``CREATE INDEX CONCURRENTLY``) must run outside a transaction;
+    the others are wrapped in ``BEGIN``/``COMMIT`` with their version row, as
+    ``setup()`` does.
+
+    Args:
+        schema: The schema name (validated: letters, digits, underscore).
+    """
+    sch = validate_schema(schema)
+    ident = sql.Identifier(sch)
+    out = [
+        f"-- langgraph-actionckpt schema {ident.as_string()}",
+        sql.SQL("CREATE SCHEMA IF NOT EXISTS {s};").format(s=ident).as_string(),
+        sql.SQL(
+            "CREATE TABLE IF NOT EXISTS {s}.migrations ("
+            "v integer PRIMARY KEY, description text, applied_at timestamptz DEFAULT now());"
+        )
+        .format(s=ident)
+        .as_string(),
+    ]
+    for m in MIGRATIONS:
+        out.append("")
+        out.append(f"-- migration {m.version}: {m.description}")
+        if m.concurrent:
+            out.append("-- run outside a transaction block (CONCURRENTLY)")
+        else:
+            out.append("BEGIN;")
+        for stmt in m.render(sch):
+            text = "\n".join(line.rstrip() for line in stmt.as_string().strip().splitlines())
+            out.append(text + ";")
+        out.append(
+            sql.SQL(
+                "INSERT INTO {s}.migrations (v, description) VALUES ({v}, {d}) "
+                "ON CONFLICT DO NOTHING;"
+            )
+            .format(s=ident, v=sql.Literal(m.version), d=sql.Literal(m.description))
+            .as_string()
+        )
+        if not m.concurrent:
+            out.append("COMMIT;")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,713 @@
+"""Retention: prune old threads, archive their action log to JSONL, import it back.
+
+The unit of retention is a *thread*: a thread is selected when its newest
+activity (the latest of ``actions.started_at``, ``actions.completed_at`` and
+``checkpoints.created_at``) is older than the cutoff. Selected threads lose all
+their rows in ``checkpoints``, ``blobs``, ``writes`` and ``actions``.
+
+Never deleted:
+
+* threads with an action still ``pending``/``running`` (its outcome is unknown
+  and a person or a resume may still need it);
+* threads whose last action failed, unless ``keep_failed=False`` (they are what
+  an operator looks at with ``actionckpt failed``).
+
+Concurrency: the threads are chosen by one read-only query (MVCC, no locks);
+then they are deleted in bounded batches (about ``batch_size`` rows each), each
+batch its own short transaction, so concurrent writers are never blocked for
+long. Inside each batch the conditions are checked again, and checked once more
+after the deletes: a thread that got new activity meanwhile (a resumed run) makes
+the batch roll back and is skipped (``skipped_changed``). A thread larger than
+``batch_size`` is deleted over several transactions, oldest rows first and blobs
+last, each re-checking that the thread is still idle, so a thread resumed between
+two of them still has its latest checkpoint and the blobs it needs.
+
+Archive writes only the **action log** (one JSON object per action, the format of
+:func:`langgraph_actionckpt._actions.records_to_jsonl`); checkpoints, blobs and
+writes are not archived, so an archived thread can be inspected and re-imported
+as a log but not resumed. No async twins: from async code call these in a
+worker thread (``asyncio.to_thread``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import orjson
+from psycopg import sql
+
+from .._actions import COLUMNS, ActionRecord, records_to_jsonl, row_from_db
+from .._driver import BEGIN, COMMIT, Op, Plan
+from ..errors import ConfigurationError
+from .queries import Target, _Jsonable, driver_for, regclass, schema_for
+
+ProgressCallback = Callable[[int, int], None]
+"""Called after each batch with (threads done, threads selected)."""
+
+TABLES = ("writes", "actions", "checkpoints", "blobs")
+"""Deletion order; blobs last so a checkpoint never outlives the blobs it needs."""
+
+_ORDER = {
+    "writes": "checkpoint_id, task_id, idx",
+    "actions": "step_index",
+    "checkpoints": "checkpoint_id",
+    "blobs": "version",
+}
+_ROLLBACK = Op(fetch="rollback")
+_MAX_THREADS_PER_BATCH = 1000
+
+
+@dataclasses.dataclass(slots=True)
+class PruneResult(_Jsonable):
+    """What :func:`prune` did.
+
+    Attributes:
+        threads: Threads deleted.
+        actions: Action rows deleted.
+        checkpoints: Checkpoint rows deleted.
+        blobs: Blob rows deleted.
+        writes: Write rows deleted.
+        batches: Transactions that deleted rows.
+        kept_failed: Old threads kept because their last action failed.
+        kept_inflight: Old threads kept because an action is still in flight.
+        skipped_changed: Threads skipped because they got new activity (or, for
+            archive, changed between export and delete) while the prune ran.
+        vacuumed: ``VACUUM (ANALYZE)`` ran on the tables.
+        seconds: Wall time.
+    """
+
+    threads: int = 0
+    actions: int = 0
+    checkpoints: int = 0
+    blobs: int = 0
+    writes: int = 0
+    batches: int = 0
+    kept_failed: int = 0
+    kept_inflight: int = 0
+    skipped_changed: int = 0
+    vacuumed: bool = False
+    seconds: float = 0.0
+
+    def _add(self, counts: dict[str, int]) -> None:
+        self.actions += counts.get("actions", 0)
+        self.checkpoints += counts.get("checkpoints", 0)
+        self.blobs += counts.get("blobs", 0)
+        self.writes += counts.get("writes", 0)
+
+
+@dataclasses.dataclass(slots=True)
+class ArchiveResult(PruneResult):
+    """What :func:`archive` did (deletion counts are zero with ``delete=False``).
+
+    Attributes:
+        dest: The archive directory or URL.
+        files: JSONL files written (one per thread that has actions).
+        archived_actions: Actions written to the files.
+    """
+
+    dest: str = ""
+    files: int = 0
+    archived_actions: int = 0
+
+
+@dataclasses.dataclass(slots=True)
+class _Candidate:
+    thread_id: str
+    rows: int
+    inflight: bool
+    last_failed: bool
+
+
+class _Sql:
+    """The retention statements of one schema."""
+
+    def __init__(self, schema: str) -> None:
+        self.schema = schema
+        self.ident = sql.Identifier(schema)
+
+    def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
+        return sql.SQL(text).format(s=self.ident, **parts)
+
+    def candidates(self) -> sql.Composed:
+        return self.q(
+            """
+            WITH a AS (
+                SELECT thread_id, max(GREATEST(started_at, completed_at)) AS last_at,
+                       bool_or(status IN ('pending', 'running')) AS inflight, count(*) AS n
+                FROM {s}.actions GROUP BY thread_id
+            ), c AS (
+                SELECT thread_id, max(created_at) AS last_at, count(*) AS n
+                FROM {s}.checkpoints GROUP BY thread_id
+            ), t AS (
+                SELECT thread_id, COALESCE(a.inflight, false) AS inflight,
+                       COALESCE(a.n, 0) + COALESCE(c.n, 0) AS n
+                FROM a FULL JOIN c USING (thread_id)
+                WHERE GREATEST(a.last_at, c.last_at) < %(cutoff)s
+            )
+            SELECT t.thread_id, t.n, t.inflight,
+                   COALESCE((SELECT l.status FROM {s}.actions l WHERE l.thread_id = t.thread_id
+                             ORDER BY l.step_index DESC LIMIT 1) = 'failed', false)
+            FROM t ORDER BY t.thread_id
+            """
+        )
+
+    def verify(self) -> sql.Composed:
+        """Of ``ids``, those still idle, old, not in flight (and not failed if kept)."""
+        return self.q(
+            """
+            SELECT t.id FROM unnest(%(ids)s::text[]) AS t(id)
+            WHERE NOT EXISTS (
+                SELECT 1 FROM {s}.actions a WHERE a.thread_id = t.id
+                  AND (a.started_at >= %(cutoff)s OR a.completed_at >= %(cutoff)s
+                       OR a.status IN ('pending', 'running')))
+              AND NOT EXISTS (
+                SELECT 1 FROM {s}.checkpoints c
+                WHERE c.thread_id = t.id AND c.created_at >= %(cutoff)s)
+              AND (NOT %(keep_failed)s OR (
+                SELECT l.status FROM {s}.actions l WHERE l.thread_id = t.id
+                ORDER BY l.step_index DESC LIMIT 1) IS DISTINCT FROM 'failed')
+            """
+        )
+
+    def delete(self, table: str) -> sql.Composed:
+        return self.q(
+            "WITH d AS (DELETE FROM {s}.{t} WHERE thread_id = ANY(%(ids)s::text[]) "
+            "RETURNING thread_id) SELECT thread_id, count(*) FROM d GROUP BY thread_id",
+            t=sql.Identifier(table),
+        )
+
+    def delete_chunk(self, table: str) -> sql.Composed:
+        return self.q(
+            "WITH d AS (DELETE FROM {s}.{t} WHERE ctid = ANY(ARRAY("
+            "SELECT ctid FROM {s}.{t} WHERE thread_id = %(id)s ORDER BY {o} LIMIT %(n)s)) "
+            "RETURNING 1) SELECT count(*) FROM d",
+            t=sql.Identifier(table),
+            o=sql.SQL(_ORDER[table]),
+        )
+
+    def read_actions(self) -> sql.Composed:
+        cols = sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS)
+        return self.q(
+            "SELECT {cols} FROM {s}.actions WHERE thread_id = ANY(%(ids)s::text[]) "
+            "ORDER BY thread_id, step_index",
+            cols=cols,
+        )
+
+    def vacuum(self) -> sql.Composed:
+        tables = sql.SQL(", ").join(sql.Identifier(self.schema, t) for t in TABLES)
+        return sql.SQL("VACUUM (ANALYZE) {}").format(tables)
+
+
+# ---------------------------------------------------------------------- plans
+
+
+def _plan_candidates(q: _Sql, cutoff: dt.datetime) -> Plan[list[_Candidate]]:
+    rows = yield Op(q.candidates(), {"cutoff": cutoff}, "all")
+    return [_Candidate(r[0], int(r[1]), bool(r[2]), bool(r[3])) for r in rows]
+
+
+@dataclasses.dataclass(slots=True)
+class _BatchOutcome:
+    deleted: list[str]
+    counts: dict[str, int]
+    changed: set[str]
+
+
+def _plan_delete_batch(
+    q: _Sql,
+    ids: Sequence[str],
+    cutoff: dt.datetime,
+    keep_failed: bool,
+    expected_actions: dict[str, int] | None,
+) -> Plan[_BatchOutcome]:
+    """Delete whole threads in one transaction, or roll back naming the changed ones."""
+    params: dict[str, Any] = {"ids": list(ids), "cutoff": cutoff, "keep_failed": keep_failed}
+    yield BEGIN
+    rows = yield Op(q.verify(), params, "all")
+    ok = [r[0] for r in rows]
+    changed = set(ids) - set(ok)
+    if not ok:
+        yield COMMIT
+        return _BatchOutcome([], {}, changed)
+    params["ids"] = ok
+    counts: dict[str, int] = {}
+    per_thread_actions: dict[str, int] = {}
+    for table in TABLES:
+        deleted = yield Op(q.delete(table), params, "all")
+        counts[table] = sum(int(n) for _, n in deleted)
+        if table == "actions":
+            per_thread_actions = {t: int(n) for t, n in deleted}
+    # Anything visible now for these threads was committed by someone else after
+    # our deletes started: a resumed thread. Roll back and skip it.
+    late = yield Op(q.verify(), {**params, "keep_failed": False}, "all")
+    late_changed = set(ok) - {r[0] for r in late}
+    if expected_actions is not None:
+        late_changed |= {
+            t for t in ok if per_thread_actions.get(t, 0) != expected_actions.get(t, 0)
+        }
+    if late_changed:
+        yield _ROLLBACK
+        return _BatchOutcome([], {}, changed | late_changed)
+    yield COMMIT
+    return _BatchOutcome(ok, counts, changed)
+
+
+def _plan_delete_chunk(
+    q: _Sql, thread_id: str, cutoff: dt.datetime, keep_failed: bool, budget: int
+) -> Plan[dict[str, int] | None]:
+    """Delete up to ``budget`` of a large thread's oldest rows; None if it changed."""
+    params = {"ids": [thread_id], "cutoff": cutoff, "keep_failed": keep_failed}
+    yield BEGIN
+    rows = yield Op(q.verify(), params, "all")
+    if not rows:
+        yield COMMIT
+        return None
+    counts: dict[str, int] = {}
+    left = budget
+    for table in TABLES:
+        if left <= 0:
+            break
+        row = yield Op(q.delete_chunk(table), {"id": thread_id, "n": left}, "one")
+        n = int(row[0]) if row else 0
+        counts[table] = n
+        left -= n
+        if n and table != "blobs":
+            # keep deleting this table in the next transaction before moving on,
+            # so blobs go only after every checkpoint is gone
+            break
+    late = yield Op(q.verify(), {**params, "keep_failed": False}, "all")
+    if not late:
+        yield _ROLLBACK
+        return None
+    yield COMMIT
+    return counts
+
+
+def _plan_read_actions(q: _Sql, ids: Sequence[str]) -> Plan[dict[str, list[ActionRecord]]]:
+    rows = yield Op(q.read_actions(), {"ids": list(ids)}, "all")
+    out: dict[str, list[ActionRecord]] = {}
+    for row in rows:
+        rec = row_from_db(row)
+        out.setdefault(rec.thread_id, []).append(rec)
+    return out
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _cutoff(older_than: dt.timedelta | dt.datetime) -> dt.datetime:
+    if isinstance(older_than, dt.datetime):
+        if older_than.tzinfo is None:
+            raise ConfigurationError("a cutoff datetime must be timezone-aware")
+        return older_than
+    if older_than < dt.timedelta(0):
+        raise ConfigurationError("older_than must not be negative")
+    return dt.datetime.now(dt.UTC) - older_than
+
+
+def _batches(cands: Sequence[_Candidate], batch_size: int) -> Iterator[list[_Candidate]]:
+    """Group threads so one transaction deletes about ``batch_size`` rows."""
+    batch: list[_Candidate] = []
+    rows = 0
+    for c in cands:
+        if batch and (rows + c.rows > batch_size or len(batch) >= _MAX_THREADS_PER_BATCH):
+            yield batch
+            batch, rows = [], 0
+        batch.append(c)
+        rows += c.rows
+    if batch:
+        yield batch
+
+
+class _Run:
+    """Shared machinery of prune and archive: select, delete in batches, vacuum."""
+
+    def __init__(
+        self,
+        target: Target,
+        schema: str | None,
+        older_than: dt.timedelta | dt.datetime,
+        keep_failed: bool,
+        batch_size: int,
+        progress: ProgressCallback | None,
+        result: PruneResult,
+    ) -> None:
+        if batch_size < 1:
+            raise ConfigurationError("batch_size must be at least 1")
+        self.driver = driver_for(target)
+        self.q = _Sql(schema_for(target, schema))
+        self.cutoff = _cutoff(older_than)
+        self.keep_failed = keep_failed
+        self.batch_size = batch_size
+        self.progress = progress
+        self.result = result
+        self.done = 0
+        self.total = 0
+
+    def select(self) -> list[_Candidate]:
+        cands = self.driver.run(lambda: _plan_candidates(self.q, self.cutoff))
+        out = []
+        for c in cands:
+            if c.inflight:
+                self.result.kept_inflight += 1
+            elif c.last_failed and self.keep_failed:
+                self.result.kept_failed += 1
+            else:
+                out.append(c)
+        self.total = len(out)
+        self._tick(0)
+        return out
+
+    def _tick(self, n: int) -> None:
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def delete(
+        self, batch: Sequence[_Candidate], expected: dict[str, int] | None = None
+    ) -> list[str]:
+        """Delete a batch of threads; returns the deleted thread ids."""
+        big = [c for c in batch if c.rows > self.batch_size]
+        small = [c.thread_id for c in batch if c.rows <= self.batch_size]
+        deleted: list[str] = []
+        while small:
+            ids = small
+            out = self.driver.run(
+                partial(_plan_delete_batch, self.q, ids, self.cutoff, self.keep_failed, expected)
+            )
+            self.result.skipped_changed += len(out.changed)
+            small = [t for t in small if t not in out.changed and t not in out.deleted]
+            if out.deleted:
+                self.result.batches += 1
+                self.result.threads += len(out.deleted)
+                self.result._add(out.counts)
+                deleted.extend(out.deleted)
+        for c in big:
+            if self._delete_big(c, expected):
+                deleted.append(c.thread_id)
+        self._tick(len(batch))
+        return deleted
+
+    def _delete_big(self, c: _Candidate, expected: dict[str, int] | None) -> bool:
+        if expected is not None:
+            # archive: the whole export must match what is deleted, check once more
+            out = self.driver.run(lambda: _plan_read_actions(self.q, [c.thread_id]))
+            if len(out.get(c.thread_id, [])) != expected.get(c.thread_id, 0):
+                self.result.skipped_changed += 1
+                return False
+        while True:
+            counts = self.driver.run(
+                lambda: _plan_delete_chunk(
+                    self.q, c.thread_id, self.cutoff, self.keep_failed, self.batch_size
+                )
+            )
+            if counts is None:
+                self.result.skipped_changed += 1
+                return False
+            if not any(counts.values()):
+                self.result.threads += 1
+                return True
+            self.result.batches += 1
+            self.result._add(counts)
+
+    def vacuum(self) -> None:
+        self.driver.run(lambda: _plan_vacuum(self.q))
+        self.result.vacuumed = True
+
+
+def _plan_vacuum(q: _Sql) -> Plan[None]:
+    yield Op(q.vacuum())
+
+
+# ---------------------------------------------------------------------- prune
+
+
+def prune(
+    target: Target,
+    schema: str | None,
+    older_than: dt.timedelta | dt.datetime,
+    *,
+    keep_failed: bool = True,
+    batch_size: int = 5000,
+    progress: ProgressCallback | None = None,
+    vacuum: bool = True,
+) -> PruneResult:
+    """Delete every row of threads idle for longer than ``older_than``.
+
+    Threads with an in-flight action are never touched; threads whose last
+    action failed are kept unless ``keep_failed=False``. See the module
+    docstring for how batches keep concurrent writers unblocked.
+
+    Args:
+        target: Connection (autocommit), pool or saver.
+        schema: The schema (``None``: the saver's, else ``actionckpt``).
+        older_than: Idle time (timedelta) or an aware cutoff datetime.
+        keep_failed: Keep threads whose last action failed.
+        batch_size: About this many rows per transaction.
+        progress: Called with (threads done, threads selected) after each batch.
+        vacuum: Run ``VACUUM (ANALYZE)`` on the four tables afterwards (when
+            anything was deleted), so they do not stay bloated.
+
+    Returns:
+        Counts of what was deleted and kept.
+    """
+    started = time.perf_counter()
+    result = PruneResult()
+    run = _Run(target, schema, older_than, keep_failed, batch_size, progress, result)
+    for batch in _batches(run.select(), batch_size):
+        run.delete(batch)
+    if vacuum and result.threads:
+        run.vacuum()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+# -------------------------------------------------------------------- archive
+
+
+def thread_file_name(thread_id: str) -> str:
+    """The archive file name of a thread: percent-encoded, so any thread id is a safe name."""
+    name = urllib.parse.quote(thread_id, safe="")
+    if name in ("", ".", ".."):
+        name = name.replace(".", "%2E") or "%00empty"
+    return name + ".jsonl"
+
+
+def _is_url(dest: str) -> bool:
+    return "://" in dest
+
+
+class _Dest:
+    """A local directory (pathlib) or any fsspec URL (fsspec imported lazily)."""
+
+    def __init__(self, dest: str | os.PathLike[str]) -> None:
+        self.raw = os.fspath(dest)
+        self.fs: Any = None
+        if _is_url(self.raw):
+            try:
+                import fsspec
+            except ImportError as exc:  # pragma: no cover - depends on extras
+                raise ConfigurationError(
+                    f"archive URL {self.raw!r} needs fsspec: pip install "
+                    "'langgraph-actionckpt[archive]'"
+                ) from exc
+            self.fs, self.path = fsspec.core.url_to_fs(self.raw)
+        else:
+            self.path = self.raw
+
+    def makedirs(self) -> None:
+        if self.fs is not None:
+            self.fs.makedirs(self.path, exist_ok=True)
+        else:
+            Path(self.path).mkdir(parents=True, exist_ok=True)
+
+    def write(self, name: str, text: str) -> None:
+        if self.fs is not None:
+            with self.fs.open(f"{self.path.rstrip('/')}/{name}", "w", encoding="utf-8") as f:
+                f.write(text)
+            return
+        final = Path(self.path) / name
+        tmp = final.with_name(f".{name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, final)
+
+    def files(self) -> list[str]:
+        if self.fs is not None:
+            if self.fs.isdir(self.path):
+                return sorted(str(p) for p in self.fs.glob(f"{self.path.rstrip('/')}/*.jsonl"))
+            return [self.path]
+        p = Path(self.path)
+        if p.is_dir():
+            return sorted(str(f) for f in p.glob("*.jsonl"))
+        return [str(p)]
+
+    def read(self, path: str) -> str:
+        if self.fs is not None:
+            with self.fs.open(path, "r", encoding="utf-8") as f:
+                text: str = f.read()
+                return text
+        return Path(path).read_text(encoding="utf-8")
+
+
+def archive(
+    target: Target,
+    schema: str | None,
+    older_than: dt.timedelta | dt.datetime,
+    dest: str | os.PathLike[str],
+    *,
+    keep_failed: bool = True,
+    delete: bool = True,
+    batch_size: int = 5000,
+    progress: ProgressCallback | None = None,
+    vacuum: bool = True,
+) -> ArchiveResult:
+    """Write the action log of idle threads to ``<dest>/<thread_id>.jsonl``, then delete them.
+
+    Threads are selected exactly as by :func:`prune`. Each thread with actions
+    becomes one file (one action per line; the thread id percent-encoded in the
+    file name) in a local directory or at any fsspec URL (``s3://bucket/x``,
+    ``memory://x``...). Only actions are archived: checkpoints, blobs and writes
+    are deleted without a copy. A thread whose actions changed between export
+    and delete is not deleted (its file stays and is overwritten next time).
+
+    Args:
+        target: Connection (autocommit), pool or saver.
+        schema: The schema.
+        older_than: Idle time (timedelta) or an aware cutoff datetime.
+        dest: Local directory or fsspec URL.
+        keep_failed: Keep (and do not archive) threads whose last action failed.
+        delete: Delete the archived threads (``False``: export only).
+        batch_size: About this many rows per transaction.
+        progress: Called with (threads done, threads selected) after each batch.
+        vacuum: ``VACUUM (ANALYZE)`` afterwards when rows were deleted.
+    """
+    started = time.perf_counter()
+    out = _Dest(dest)
+    result = ArchiveResult(dest=out.raw)
+    run = _Run(target, schema, older_than, keep_failed, batch_size, progress, result)
+    cands = run.select()
+    out.makedirs()
+    for batch in _batches(cands, batch_size):
+        ids = [c.thread_id for c in batch]
+        records = run.driver.run(partial(_plan_read_actions, run.q, ids))
+        for thread_id, recs in records.items():
+            out.write(thread_file_name(thread_id), records_to_jsonl(recs))
+            result.files += 1
+            result.archived_actions += len(recs)
+        if delete:
+            run.delete(batch, expected={t: len(r) for t, r in records.items()})
+        else:
+            run._tick(len(batch))
+    if delete and vacuum and result.threads:
+        run.vacuum()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+# --------------------------------------------------------------------- import
+
+
+_IMPORT_CHUNK = 1000
+_DEFAULTS = {
+    "step_index": "nextval(%(seq)s::regclass)",
+    "checkpoint_ns": "''",
+    "started_at": "now()",
+    "attempt": "1",
+    "idempotent": "true",
+    "replayable": "true",
+    "replayed": "0",
+}
+
+
+def _insert_sql(schema: str) -> sql.Composed:
+    cols = sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS)
+    exprs = sql.SQL(", ").join(
+        sql.SQL("COALESCE(x.{c}, {d})").format(c=sql.Identifier(c), d=sql.SQL(_DEFAULTS[c]))
+        if c in _DEFAULTS
+        else sql.SQL("x.{c}").format(c=sql.Identifier(c))
+        for c in COLUMNS
+    )
+    return sql.SQL(
+        "WITH ins AS (INSERT INTO {t} ({cols}) OVERRIDING SYSTEM VALUE "
+        "SELECT {exprs} FROM jsonb_populate_recordset(NULL::{t}, %(rows)s::jsonb) AS x "
+        "ON CONFLICT DO NOTHING RETURNING 1) SELECT count(*) FROM ins"
+    ).format(t=sql.Identifier(schema, "actions"), cols=cols, exprs=exprs)
+
+
+def _plan_sequence(schema: str) -> Plan[str]:
+    table = regclass(schema, "actions")
+    row = yield Op("SELECT pg_get_serial_sequence(%s, 'step_index')", (table,), "one")
+    if row is None or row[0] is None:
+        raise ConfigurationError(f"{table} has no identity step_index; run setup() first")
+    return str(row[0])
+
+
+def _plan_import(schema: str, seq: str, chunks: Sequence[list[dict[str, Any]]]) -> Plan[int]:
+    """Insert one file's rows in one transaction; returns the rows inserted."""
+    insert = _insert_sql(schema)
+    total = 0
+    yield BEGIN
+    for chunk in chunks:
+        row = yield Op(insert, {"rows": orjson.dumps(chunk).decode(), "seq": seq}, "one")
+        total += int(row[0]) if row else 0
+    yield COMMIT
+    return total
+
+
+def _plan_bump_sequence(seq: str, max_step: int) -> Plan[None]:
+    """Move the identity sequence past explicitly imported ``step_index`` values.
+
+    An archive imported into another database may carry values ahead of its
+    sequence; new actions must still get higher (monotonic) step indexes.
+    """
+    yield Op(
+        "SELECT setval(%(seq)s::regclass, %(m)s) "
+        "WHERE %(m)s > COALESCE(pg_sequence_last_value(%(seq)s::regclass), 0)",
+        {"seq": seq, "m": max_step},
+        "all",
+    )
+
+
+def _parse_line(line: str, where: str) -> dict[str, Any]:
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise ConfigurationError(f"{where}: not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"{where}: expected a JSON object per line")
+    for key in ("thread_id", "action_id", "action_type"):
+        if not isinstance(data.get(key), str):
+            raise ConfigurationError(f"{where}: missing or non-string {key!r}")
+    return {k: v for k, v in data.items() if k in COLUMNS}
+
+
+def import_archive(target: Target, schema: str | None, path_or_url: str | os.PathLike[str]) -> int:
+    """Restore actions written by :func:`archive` (a file, a directory, or an fsspec URL).
+
+    Rows keep their original ``step_index`` (``OVERRIDING SYSTEM VALUE``) and
+    every other column, so export then import gives identical rows. Rows whose
+    ``(thread_id, action_id)`` or ``(thread_id, step_index)`` already exist are
+    left alone, so importing twice is harmless. Each file is imported in one
+    transaction.
+
+    Args:
+        target: Connection (autocommit), pool or saver.
+        schema: The schema (it must be set up).
+        path_or_url: A ``.jsonl`` file, a directory of them, or an fsspec URL.
+
+    Returns:
+        The number of rows inserted.
+
+    Raises:
+        ConfigurationError: A line is not a JSON action object.
+    """
+    sch = schema_for(target, schema)
+    driver = driver_for(target)
+    src = _Dest(path_or_url)
+    seq = driver.run(partial(_plan_sequence, sch))
+    total = 0
+    max_step: int | None = None
+    for path in src.files():
+        rows = [
+            _parse_line(line, f"{path}:{i}")
+            for i, line in enumerate(src.read(path).splitlines(), 1)
+            if line.strip()
+        ]
+        if not rows:
+            continue
+        steps = [r["step_index"] for r in rows if isinstance(r.get("step_index"), int)]
+        if steps:
+            max_step = max(steps) if max_step is None else max(max_step, *steps)
+        chunks = [rows[i : i + _IMPORT_CHUNK] for i in range(0, len(rows), _IMPORT_CHUNK)]
+        total += driver.run(partial(_plan_import, sch, seq, chunks))
+    if max_step is not None:
+        driver.run(partial(_plan_bump_sequence, seq, max_step))
+    return total

@@ -1,0 +1,229 @@
+"""Retention: prune, archive and import against both real servers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+
+import fsspec
+import psycopg
+import pytest
+
+from langgraph_actionckpt import ActionSaver
+from langgraph_actionckpt._actions import ActionRecord
+from langgraph_actionckpt.errors import ConfigurationError
+from langgraph_actionckpt.ops.retention import (
+    archive,
+    import_archive,
+    prune,
+    thread_file_name,
+)
+
+from .conftest import drop_schema, fetch, new_schema_name
+from .test_cli import OLD, age_thread, populate, run_graph
+
+TABLES = ("checkpoints", "blobs", "writes", "actions")
+
+
+def counts(dsn: str, schema: str, thread_id: str) -> dict[str, int]:
+    return {
+        t: fetch(dsn, f'SELECT count(*) FROM "{schema}".{t} WHERE thread_id = %s', (thread_id,))[0][
+            0
+        ]
+        for t in TABLES
+    }
+
+
+def all_actions(dsn: str, schema: str) -> list[tuple[object, ...]]:
+    return fetch(dsn, f'SELECT * FROM "{schema}".actions ORDER BY thread_id, step_index')
+
+
+@pytest.mark.parametrize("batch_size", [5000, 3])
+def test_prune_keeps_failed_inflight_and_fresh(
+    saver: ActionSaver, dsn: str, schema: str, batch_size: int
+) -> None:
+    ids = populate(saver, dsn, schema)
+    assert all(counts(dsn, schema, ids["ok"])[t] > 0 for t in TABLES)
+    keep = {t: counts(dsn, schema, ids[t]) for t in ("failed", "running", "fresh")}
+    seen: list[tuple[int, int]] = []
+
+    result = prune(
+        saver,
+        None,
+        dt.timedelta(days=30),
+        batch_size=batch_size,
+        progress=lambda done, total: seen.append((done, total)),
+    )
+
+    assert result.threads == 1
+    assert result.kept_failed == 1 and result.kept_inflight == 1
+    assert counts(dsn, schema, ids["ok"]) == dict.fromkeys(TABLES, 0)
+    assert result.actions == 7 and result.checkpoints > 0 and result.blobs > 0
+    assert result.writes > 0 and result.vacuumed
+    for role, before in keep.items():
+        assert counts(dsn, schema, ids[role]) == before, role
+    assert seen[-1] == (1, 1)
+    if batch_size == 3:  # the big thread went in several short transactions
+        assert result.batches > 3
+
+    # without keep_failed the failed thread goes too; the in-flight one never does
+    result = prune(saver, schema, dt.timedelta(days=30), keep_failed=False, vacuum=False)
+    assert result.threads == 1 and result.kept_inflight == 1 and not result.vacuumed
+    assert counts(dsn, schema, ids["failed"])["actions"] == 0
+    assert counts(dsn, schema, ids["running"])["actions"] == 1
+    assert counts(dsn, schema, ids["fresh"]) == keep["fresh"]
+    # and the saver still works on what is left
+    assert [a.action_id for a in saver.list_actions(ids["running"])] == ["tool-1"]
+
+
+def test_prune_uses_newest_activity(saver: ActionSaver, dsn: str, schema: str) -> None:
+    """Old actions but a fresh checkpoint (a resumed thread) keep the thread."""
+    run_graph(saver, "resumed")
+    age_thread(dsn, schema, "resumed", OLD)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            psycopg.sql.SQL(
+                "UPDATE {} SET created_at = now() WHERE thread_id = 'resumed' AND checkpoint_id = "
+                "(SELECT max(checkpoint_id) FROM {} WHERE thread_id = 'resumed')"
+            ).format(
+                psycopg.sql.Identifier(schema, "checkpoints"),
+                psycopg.sql.Identifier(schema, "checkpoints"),
+            )
+        )
+    assert prune(saver, None, dt.timedelta(days=30)).threads == 0
+    assert counts(dsn, schema, "resumed")["actions"] > 0
+
+
+def test_prune_with_plain_connection(saver: ActionSaver, dsn: str, schema: str) -> None:
+    populate(saver, dsn, schema)
+    with psycopg.connect(dsn) as conn:  # not autocommit: switched while idle
+        result = prune(conn, schema, dt.timedelta(days=30))
+        assert result.threads == 1
+        conn.execute("SELECT 1")
+        with pytest.raises(ConfigurationError, match="transaction"):
+            conn.autocommit = False
+            conn.execute("SELECT 1")
+            prune(conn, schema, dt.timedelta(days=30))
+
+
+def test_prune_does_not_block_writers(saver: ActionSaver, dsn: str, schema: str) -> None:
+    """A writer keeps inserting while prune deletes many small batches."""
+    old = dt.datetime.now(dt.UTC) - OLD
+    saver.record_actions(
+        [
+            ActionRecord(f"old-{i}", f"a{j}", "tool_call", status="completed", started_at=old)
+            for i in range(200)
+            for j in range(5)
+        ]
+    )
+    stop = threading.Event()
+    written: list[float] = []
+
+    def writer() -> None:
+        n = 0
+        while not stop.is_set():
+            t0 = dt.datetime.now()
+            saver.record_actions([ActionRecord(f"new-{n}", "a", "tool_call", status="completed")])
+            written.append((dt.datetime.now() - t0).total_seconds())
+            n += 1
+
+    th = threading.Thread(target=writer)
+    th.start()
+    try:
+        result = prune(saver, None, dt.timedelta(days=30), batch_size=50)
+    finally:
+        stop.set()
+        th.join()
+    assert result.threads == 200 and result.actions == 1000 and result.batches >= 20
+    assert written and max(written) < 5.0
+    n_new = fetch(dsn, f"SELECT count(*) FROM \"{schema}\".actions WHERE thread_id LIKE 'new-%%'")
+    assert n_new[0][0] == len(written)
+
+
+def test_archive_then_import_restores_identical_rows(
+    saver: ActionSaver, dsn: str, schema: str, tmp_path: Path
+) -> None:
+    ids = populate(saver, dsn, schema)
+    weird = "we/ird ..\\thread?%\u00e9"
+    old = dt.datetime.now(dt.UTC) - OLD
+    saver.record_actions(
+        [
+            ActionRecord(
+                weird,
+                "x1",
+                "function",
+                name="f",
+                status="completed",
+                input={"nul": "a\x00b", "surrogate": "\ud800", "list": [1, 2.5, None]},
+                output={"__ack__": "user dict with our tag"},
+                meta={"k": "v"},
+                started_at=old,
+                completed_at=old,
+                lc_run_id="6f1b0c4e-0000-4000-8000-000000000001",
+            )
+        ]
+    )
+    before = all_actions(dsn, schema)
+    n_old = sum(1 for r in before if r[0] in (ids["ok"], weird))
+
+    result = archive(saver, None, dt.timedelta(days=30), tmp_path / "arch")
+    assert result.threads == 2 and result.files == 2 and result.archived_actions == n_old
+    assert result.actions == n_old and result.checkpoints > 0
+    files = sorted(p.name for p in (tmp_path / "arch").iterdir())
+    assert files == sorted([thread_file_name(ids["ok"]), thread_file_name(weird)])
+    assert all("/" not in f and not f.startswith(".") for f in files)
+    assert counts(dsn, schema, ids["ok"]) == dict.fromkeys(TABLES, 0)
+
+    assert import_archive(saver, None, tmp_path / "arch") == n_old
+    assert all_actions(dsn, schema) == before
+    # importing twice changes nothing
+    assert import_archive(saver, None, tmp_path / "arch") == 0
+    assert all_actions(dsn, schema) == before
+    # the records read back equal the originals, step_index included
+    got = saver.list_actions(weird)
+    assert got[0].input == {"nul": "a\x00b", "surrogate": "\ud800", "list": [1, 2.5, None]}
+
+
+def test_archive_to_fsspec_url_and_import_elsewhere(
+    saver: ActionSaver, dsn: str, schema: str
+) -> None:
+    ids = populate(saver, dsn, schema)
+    url = f"memory://actionckpt-test/{schema}"
+    before = [r for r in all_actions(dsn, schema) if r[0] == ids["ok"]]
+
+    result = archive(saver, None, dt.timedelta(days=30), url, delete=False)
+    assert result.files == 1 and result.threads == 0
+    assert counts(dsn, schema, ids["ok"])["actions"] == len(before)  # export only
+    fs = fsspec.filesystem("memory")
+    assert fs.exists(f"/actionckpt-test/{schema}/{thread_file_name(ids['ok'])}")
+
+    other = new_schema_name()
+    try:
+        with ActionSaver.from_conn_string(dsn, schema=other) as s2:
+            s2.setup()
+            assert import_archive(s2, None, url) == len(before)
+            assert all_actions(dsn, other) == before
+            # the identity sequence moved past the imported step_index values
+            s2.record_actions([ActionRecord(ids["ok"], "later", "tool_call", status="completed")])
+            later = s2.get_action(ids["ok"], "later")
+            assert later is not None and later.step_index > max(r[1] for r in before)
+    finally:
+        drop_schema(dsn, other)
+        fs.rm(f"/actionckpt-test/{schema}", recursive=True)
+
+
+def test_import_rejects_garbage(saver: ActionSaver, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"thread_id": "t"}\n')
+    with pytest.raises(ConfigurationError, match="action_id"):
+        import_archive(saver, None, bad)
+    bad.write_text("not json\n")
+    with pytest.raises(ConfigurationError, match="not JSON"):
+        import_archive(saver, None, bad)
+
+
+def test_thread_file_name() -> None:
+    assert thread_file_name("a/b c") == "a%2Fb%20c.jsonl"
+    assert thread_file_name("..") == "%2E%2E.jsonl"
+    assert thread_file_name("") == "%00empty.jsonl"

@@ -177,8 +177,11 @@ def _update_expr(column: str) -> sql.Composable:
 def row_from_db(row: Sequence[Any]) -> ActionRecord:
     """Build a record from a ``SELECT <COLUMNS>`` row."""
     values = dict(zip(COLUMNS, row, strict=True))
-    for name in _JSON_FIELDS:
-        values[name] = _encoding.from_jsonable(values[name])
+    for name, value in values.items():
+        if name in _JSON_FIELDS:
+            values[name] = _encoding.from_jsonable(value)
+        elif isinstance(value, str):
+            values[name] = _encoding.unescape_text(value)
     if values["lc_run_id"] is not None:
         values["lc_run_id"] = str(values["lc_run_id"])
     return ActionRecord(**values)
@@ -188,6 +191,8 @@ def _param_value(record: ActionRecord, name: str) -> Any:
     value = getattr(record, name)
     if name in _JSON_FIELDS:
         return None if value is None else _encoding.dumps(value).decode()
+    if isinstance(value, str):
+        return _encoding.escape_text(value)
     return value
 
 
@@ -316,7 +321,7 @@ def plan_list(
     params: dict[str, Any] = {"limit": limit}
     if thread_id is not None:
         conds.append("thread_id = %(thread_id)s")
-        params["thread_id"] = thread_id
+        params["thread_id"] = _encoding.escape_text(thread_id)
     if action_type is not None:
         conds.append("action_type = ANY(%(types)s::text[])")
         params["types"] = [action_type] if isinstance(action_type, str) else list(action_type)
@@ -345,7 +350,9 @@ def plan_list(
 
 def plan_get(q: ActionQueries, thread_id: str, action_id: str) -> Plan[ActionRecord | None]:
     """One action by its idempotency key."""
-    row = yield Op(q.get, (thread_id, action_id), "one")
+    row = yield Op(
+        q.get, (_encoding.escape_text(thread_id), _encoding.escape_text(action_id)), "one"
+    )
     return None if row is None else row_from_db(row)
 
 

@@ -13,6 +13,7 @@ import re
 import secrets
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
@@ -28,18 +29,29 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
     DeltaChannelHistory,
     PendingWrite,
-    get_serializable_checkpoint_metadata,
+    EXCLUDED_METADATA_KEYS,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
 from . import _encoding
+from .serde import ActionSerializer, has_surrogates
 from ._actions import ActionQueries
-from ._blobs import BlobRow, DeltaPolicy, ListCache, ListState, StoredBlob, resolve_chain
+from ._blobs import (
+    BlobRow,
+    ChainResolver,
+    DeltaPolicy,
+    ListCache,
+    ListState,
+    StoredBlob,
+    join_snapshot,
+    resolve_chain,
+)
 from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory
 from ._migrations import LATEST_VERSION, pending_migrations
 from ._queries import Queries
+from ._blobs import DELTA_TYPE
 from .errors import ConfigurationError, MigrationError, SerializationError
 
 logger = logging.getLogger("langgraph_actionckpt")
@@ -65,7 +77,7 @@ def default_serde() -> SerializerProtocol:
     LangGraph adds the graph's own state types to the allowlist when it compiles
     a graph with this saver (``with_allowlist``). Pickle is never used.
     """
-    return JsonPlusSerializer(allowed_msgpack_modules=None)
+    return ActionSerializer(allowed_msgpack_modules=None)
 
 
 def _node_from_path(task_path: str) -> str | None:
@@ -74,6 +86,10 @@ def _node_from_path(task_path: str) -> str | None:
     if len(parts) >= 2 and parts[0] == "__pregel_pull":
         return parts[1]
     return None
+
+
+_t = _encoding.escape_text
+_u = _encoding.unescape_text
 
 
 def _json(value: Any) -> str:
@@ -93,6 +109,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         delta_cache_bytes: int = 64 * 1024 * 1024,
         replay: bool = True,
         durable_timeout: float = 1.0,
+        durable_writes: bool = False,
     ) -> None:
         super().__init__(serde=serde or default_serde())
         self.schema = validate_schema(schema)
@@ -106,6 +123,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         self._steps: dict[tuple[str, str, str], int] = {}
         self.replay = replay
         self.durable_timeout = durable_timeout
+        self.durable_writes = durable_writes
         self._durable: OrderedDict[str, None] = OrderedDict()
         self._durable_cv = threading.Condition()
         self.metrics: Any = None
@@ -175,8 +193,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         if retry == (output is not None):
             raise ConfigurationError("resolve_action needs exactly one of output=... or retry=True")
         params = {
-            "thread_id": thread_id,
-            "action_id": action_id,
+            "thread_id": _t(thread_id),
+            "action_id": _t(action_id),
             "status": "failed" if retry else "completed",
             "output": None if retry else _json(output),
             "meta": _json({"resolution": note or ("retry" if retry else "output given")}),
@@ -226,30 +244,36 @@ class SaverCore(BaseCheckpointSaver[str]):
             if row is not None and row[0] is not None and row[0] >= LATEST_VERSION:
                 return int(row[0])
         lock_key = f"langgraph_actionckpt:{self.schema}"
-        yield Op("SELECT pg_advisory_lock(hashtext(%s))", (lock_key,), "one")
-        try:
-            yield Op(q.create_schema)
-            yield Op(q.create_migrations)
-            row = yield Op(q.read_version, None, "one")
-            current = row[0] if row else None
-            if current is not None and current > LATEST_VERSION:
-                raise MigrationError(
-                    f"schema {self.schema!r} is at version {current}, newer than this "
-                    f"package's {LATEST_VERSION}; upgrade langgraph-actionckpt"
-                )
-            for migration in pending_migrations(current):
-                if migration.concurrent:
-                    for stmt in migration.render(self.schema):
-                        yield Op(stmt)
-                    yield Op(q.record_version, (migration.version, migration.description))
-                else:
-                    yield BEGIN
-                    for stmt in migration.render(self.schema):
-                        yield Op(stmt)
-                    yield Op(q.record_version, (migration.version, migration.description))
-                    yield COMMIT
-        finally:
-            yield Op("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key,), "one")
+        # Poll with try-lock instead of blocking in pg_advisory_lock: a session
+        # blocked inside a statement holds a snapshot, and CREATE INDEX
+        # CONCURRENTLY in the lock holder would wait for it forever (deadlock).
+        while True:
+            got = yield Op("SELECT pg_try_advisory_lock(hashtext(%s))", (lock_key,), "one")
+            if got and got[0]:
+                break
+            yield Op(fetch="sleep", params=(0.05,))
+        # If anything below fails, the driver releases the session's advisory locks.
+        yield Op(q.create_schema)
+        yield Op(q.create_migrations)
+        row = yield Op(q.read_version, None, "one")
+        current = row[0] if row else None
+        if current is not None and current > LATEST_VERSION:
+            raise MigrationError(
+                f"schema {self.schema!r} is at version {current}, newer than this "
+                f"package's {LATEST_VERSION}; upgrade langgraph-actionckpt"
+            )
+        for migration in pending_migrations(current):
+            if migration.concurrent:
+                for stmt in migration.render(self.schema):
+                    yield Op(stmt)
+                yield Op(q.record_version, (migration.version, migration.description))
+            else:
+                yield BEGIN
+                for stmt in migration.render(self.schema):
+                    yield Op(stmt)
+                yield Op(q.record_version, (migration.version, migration.description))
+                yield COMMIT
+        yield Op("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key,), "one")
         return LATEST_VERSION
 
     # ---------------------------------------------------------------------- put
@@ -262,8 +286,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         new_versions: ChannelVersions,
     ) -> Plan[RunnableConfig]:
         conf = config["configurable"]
-        thread_id = str(conf["thread_id"])
-        ns = conf.get("checkpoint_ns", "") or ""
+        thread_id = _t(str(conf["thread_id"]))
+        ns = _t(conf.get("checkpoint_ns", "") or "")
         parent_id = conf.get("checkpoint_id")
         values = checkpoint.get("channel_values", {})
         inline: dict[str, Any] = {}
@@ -278,16 +302,16 @@ class SaverCore(BaseCheckpointSaver[str]):
             if _inlinable(value):
                 inline[channel] = value
                 continue
-            channels.append(channel)
+            channels.append(_t(channel))
             versions.append(str(version))
             if channel in new_versions:
-                row, state = self._encode_blob(thread_id, ns, channel, str(version), value)
+                row, state = self._encode_blob(thread_id, ns, _t(channel), str(version), value)
                 rows.append(row)
                 states.append(((thread_id, ns, channel), state))
         stored = {k: v for k, v in checkpoint.items() if k != "channel_values"}
         stored["channel_values"] = inline
         type_, data = self._dumps(stored, "checkpoint")
-        meta = get_serializable_checkpoint_metadata(config, metadata)
+        meta = merge_metadata(config, metadata)
         params = {
             "thread_id": thread_id,
             "ns": ns,
@@ -307,6 +331,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             "b_base": [r.base for r in rows],
             "b_snap": [r.snap for r in rows],
             "b_cnt": [r.count for r in rows],
+            "b_len": [r.list_len for r in rows],
         }
         yield Op(self.queries.put, params)
         self._mark_durable(checkpoint["id"])
@@ -319,8 +344,8 @@ class SaverCore(BaseCheckpointSaver[str]):
             self._steps[(thread_id, ns, checkpoint["id"])] = params["step"]
         return {
             "configurable": {
-                "thread_id": thread_id,
-                "checkpoint_ns": ns,
+                "thread_id": conf["thread_id"],
+                "checkpoint_ns": conf.get("checkpoint_ns", "") or "",
                 "checkpoint_id": checkpoint["id"],
             }
         }
@@ -328,9 +353,26 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _encode_blob(
         self, thread_id: str, ns: str, channel: str, version: str, value: Any
     ) -> tuple[BlobRow, ListState | None]:
-        type_, data = self._dumps(value, f"channel {channel!r}")
+        serde = self.serde
+        if not isinstance(serde, ActionSerializer):
+            type_, data = self._dumps(value, f"channel {channel!r}")
+            prev = self._lists.get((thread_id, ns, channel))
+            return self.delta_policy.encode(channel, version, type_, data, prev)
+        try:
+            type_, data = JsonPlusSerializer.dumps_typed(serde, value)
+        except Exception as exc:
+            raise SerializationError(
+                f"cannot serialize channel {channel!r} ({type(value).__name__}): {exc}"
+            ) from exc
         prev = self._lists.get((thread_id, ns, channel))
-        return self.delta_policy.encode(channel, version, type_, data, prev)
+        row, state = self.delta_policy.encode(channel, version, type_, data, prev)
+        # Surrogates come out of the encoder as "?": probe only what this version adds.
+        if type_ == "msgpack" and row.blob is not None and b"?" in row.blob:
+            added = value[prev.count :] if row.type == DELTA_TYPE and prev is not None else value
+            if has_surrogates(added):
+                etype, edata = serde.dumps_escaped(value)
+                return BlobRow(channel, version, etype, edata), None
+        return row, state
 
     def _dumps(self, value: Any, what: str) -> tuple[str, bytes]:
         try:
@@ -353,8 +395,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         task_path: str = "",
     ) -> Plan[None]:
         conf = config["configurable"]
-        thread_id = str(conf["thread_id"])
-        ns = conf.get("checkpoint_ns", "") or ""
+        thread_id = _t(str(conf["thread_id"]))
+        ns = _t(conf.get("checkpoint_ns", "") or "")
         checkpoint_id = conf.get("checkpoint_id")
         idx: list[int] = []
         w_channel: list[str] = []
@@ -363,7 +405,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         for i, (channel, value) in enumerate(writes):
             type_, data = self._dumps(value, f"write to {channel!r}")
             idx.append(WRITES_IDX_MAP.get(channel, i))
-            w_channel.append(channel)
+            w_channel.append(_t(channel))
             w_type.append(type_)
             w_blob.append(data)
         upsert = all(w[0] in WRITES_IDX_MAP for w in writes)
@@ -373,8 +415,8 @@ class SaverCore(BaseCheckpointSaver[str]):
             "thread_id": thread_id,
             "ns": ns,
             "checkpoint_id": checkpoint_id,
-            "task_id": task_id,
-            "task_path": task_path,
+            "task_id": _t(task_id),
+            "task_path": _t(task_path),
             "w_idx": idx,
             "w_channel": w_channel,
             "w_type": w_type,
@@ -385,7 +427,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             "step": (
                 self._steps[(thread_id, ns, checkpoint_id)] + 1
                 if (thread_id, ns, checkpoint_id) in self._steps
-                else None
+                else _step_after(checkpoint_id)
             ),
             "a_id": [a[0] for a in actions],
             "a_type": [a[1] for a in actions],
@@ -394,7 +436,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             "a_output": [a[4] for a in actions],
             "a_error": [a[5] for a in actions],
         }
-        yield Op(self.queries.put_writes(upsert), params)
+        yield Op(self.queries.put_writes(upsert, self.durable_writes), params)
         error = next((v for c, v in writes if c == ERROR), None)
         if error is not None and type(error).__name__ != "InFlightActionError":
             # The task failed: the last LLM output it received may be the cause,
@@ -447,33 +489,66 @@ class SaverCore(BaseCheckpointSaver[str]):
 
     def _plan_get_tuple(self, config: RunnableConfig) -> Plan[CheckpointTuple | None]:
         conf = config["configurable"]
-        thread_id = str(conf["thread_id"])
-        ns = conf.get("checkpoint_ns", "") or ""
+        thread_id = _t(str(conf["thread_id"]))
+        ns = _t(conf.get("checkpoint_ns", "") or "")
         checkpoint_id = conf.get("checkpoint_id")
         params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
         row = yield Op(self.queries.get_tuple(checkpoint_id is not None), params, "one")
         if row is None:
             return None
-        blobs: dict[str, dict[str, StoredBlob]] = {}
-        b_channel, b_version, b_type, b_blob, b_base, b_cnt = row[13:19]
-        if b_channel:
-            for channel, version, item in zip(
-                b_channel, b_version, zip(b_type, b_blob, b_base, b_cnt, strict=True), strict=True
-            ):
-                per = blobs.get(channel)
-                if per is None:
-                    per = blobs[channel] = {}
-                per[version] = item
-        tup = self._make_tuple(row, blobs, remember=checkpoint_id is None)
+        values: dict[str, tuple[str, bytes | None]] = {}
+        states: dict[str, ListState] = {}
+        forked: dict[str, str] = {}
+        b_channel, b_type, b_blob, b_len, d_body, d_items, t_len, b_snap, d_n = row[13:22]
+        versions = dict(zip(row[7] or (), row[8] or (), strict=True))
+        for i, channel in enumerate(b_channel or ()):
+            snap = b_snap[i]
+            if snap is None:
+                values[channel] = (b_type[i], b_blob[i])
+                continue
+            joined = join_snapshot(b_type[i], b_blob[i], b_len[i], d_body[i], d_items[i], t_len[i])
+            if joined is None:  # a fork inside the range: resolve row by row
+                forked[channel] = versions[channel]
+                continue
+            data, body, snap_len = joined
+            values[channel] = ("msgpack", data)
+            states[channel] = ListState(
+                versions[channel],
+                body,
+                t_len[i],
+                snap,
+                snap_len,
+                len(body) - snap_len,
+                d_n[i] or 0,
+            )
+        if forked:
+            rows = yield Op(
+                self.queries.chains_for(True),
+                {
+                    "thread_id": thread_id,
+                    "ns": ns,
+                    "channels": list(forked),
+                    "versions": list(forked.values()),
+                },
+                "all",
+            )
+            per: dict[str, dict[str, StoredBlob]] = {}
+            for ch, ver, typ, blob, base, cnt in rows:
+                per.setdefault(ch, {})[ver] = (typ, blob, base, cnt)
+            for channel, version in forked.items():
+                vtype, vdata, state = resolve_chain(per.get(channel, {}), version)
+                values[channel] = (vtype, vdata)
+                if state is not None:
+                    states[channel] = state
+        tup = self._make_tuple(row, values)
+        if checkpoint_id is None:
+            for channel, state in states.items():
+                self._lists.put((thread_id, ns, channel), state)
         self._mark_durable(tup.config["configurable"]["checkpoint_id"])
         return tup
 
     def _make_tuple(
-        self,
-        row: Sequence[Any],
-        blobs: Mapping[str, Mapping[str, StoredBlob]],
-        *,
-        remember: bool = False,
+        self, row: Sequence[Any], stored: Mapping[str, tuple[str, bytes | None]]
     ) -> CheckpointTuple:
         (thread_id, ns, checkpoint_id, parent_id, type_, data, metadata, channels, versions) = row[
             :9
@@ -482,21 +557,19 @@ class SaverCore(BaseCheckpointSaver[str]):
         checkpoint = cast(Checkpoint, self._loads(type_, data))
         values = dict(checkpoint.get("channel_values") or {})
         for channel, version in zip(channels or (), versions or (), strict=True):
-            rows = blobs.get(channel)
-            if rows is None or version not in rows:
+            item = stored.get(channel)
+            if item is None:
                 raise SerializationError(
                     f"checkpoint {checkpoint_id!r} of thread {thread_id!r} references "
                     f"{channel!r} version {version!r}, which is not stored"
                 )
-            vtype, vdata, state = resolve_chain(rows, version)
-            if vtype == "empty":
+            if item[0] == "empty":
                 continue
-            values[channel] = self._loads(vtype, vdata)
-            if remember and state is not None:
-                self._lists.put((thread_id, ns, channel), state)
+            values[_u(channel)] = self._loads(item[0], item[1])
+        thread_id, ns = _u(thread_id), _u(ns)
         checkpoint["channel_values"] = values
         pending: list[PendingWrite] = [
-            (w_task[i], w_channel[i], self._loads(w_type[i], w_blob[i]))
+            (_u(w_task[i]), _u(w_channel[i]), self._loads(w_type[i], w_blob[i]))
             for i in range(len(w_task or ()))
         ]
         return CheckpointTuple(
@@ -537,10 +610,10 @@ class SaverCore(BaseCheckpointSaver[str]):
             conf = config.get("configurable", {})
             if conf.get("thread_id") is not None:
                 conds.append("thread_id = %(thread_id)s")
-                params["thread_id"] = str(conf["thread_id"])
+                params["thread_id"] = _t(str(conf["thread_id"]))
             if conf.get("checkpoint_ns") is not None:
                 conds.append("checkpoint_ns = %(ns)s")
-                params["ns"] = conf["checkpoint_ns"]
+                params["ns"] = _t(conf["checkpoint_ns"])
             if conf.get("checkpoint_id"):
                 conds.append("checkpoint_id = %(checkpoint_id)s")
                 params["checkpoint_id"] = conf["checkpoint_id"]
@@ -615,7 +688,15 @@ class SaverCore(BaseCheckpointSaver[str]):
                     b[6],
                     b[7],
                 )
-        tuples = [self._make_tuple(r, blobs.get((r[0], r[1]), {})) for r in rows]
+        resolvers = {key: ChainResolver(per) for key, per in blobs.items()}
+        tuples = []
+        for r in rows:
+            resolver = resolvers.get((r[0], r[1]))
+            stored = {
+                ch: resolver.resolve(ch, ver) if resolver else _missing(ch, ver)
+                for ch, ver in zip(r[7] or (), r[8] or (), strict=True)
+            }
+            tuples.append(self._make_tuple(r, stored))
         if len(rows) == page:
             last = rows[-1]
             cursor_out.append((last[2], last[0], last[1]))
@@ -626,12 +707,12 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _plan_delete_thread(self, thread_id: str) -> Plan[None]:
         yield BEGIN
         for stmt in self.queries.delete_thread:
-            yield Op(stmt, {"thread_id": str(thread_id)})
+            yield Op(stmt, {"thread_id": _t(str(thread_id))})
         yield COMMIT
-        self._lists.forget_thread(str(thread_id))
+        self._lists.forget_thread(_t(str(thread_id)))
 
     def _plan_delete_for_runs(self, run_ids: Sequence[str]) -> Plan[None]:
-        ids = [str(r) for r in run_ids]
+        ids = [_t(str(r)) for r in run_ids]
         if not ids:
             return
         yield BEGIN
@@ -645,14 +726,14 @@ class SaverCore(BaseCheckpointSaver[str]):
             self._lists.forget_thread(t)
 
     def _plan_copy_thread(self, source_thread_id: str, target_thread_id: str) -> Plan[None]:
-        params = {"source": str(source_thread_id), "target": str(target_thread_id)}
+        params = {"source": _t(str(source_thread_id)), "target": _t(str(target_thread_id))}
         yield BEGIN
         for stmt in self.queries.copy_thread:
             yield Op(stmt, params)
         yield COMMIT
 
     def _plan_prune(self, thread_ids: Sequence[str], strategy: str) -> Plan[None]:
-        ids = [str(t) for t in thread_ids]
+        ids = [_t(str(t)) for t in thread_ids]
         if strategy not in ("keep_latest", "delete"):
             raise ConfigurationError(
                 f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'"
@@ -679,8 +760,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         if not channels:
             return {}
         conf = config["configurable"]
-        thread_id = str(conf["thread_id"])
-        ns = conf.get("checkpoint_ns", "") or ""
+        thread_id = _t(str(conf["thread_id"]))
+        ns = _t(conf.get("checkpoint_ns", "") or "")
         target = conf.get("checkpoint_id")
         if target is None:
             latest = yield from self._plan_get_tuple(config)
@@ -725,6 +806,45 @@ class SaverCore(BaseCheckpointSaver[str]):
                 entry["seed"] = seeds[ch]
             result[ch] = entry
         return result
+
+
+def merge_metadata(config: RunnableConfig, metadata: CheckpointMetadata) -> dict[str, Any]:
+    """Checkpoint metadata plus the config's metadata/configurable primitives.
+
+    Like LangGraph's ``get_serializable_checkpoint_metadata``, except that NUL
+    characters are kept: the JSONB encoding escapes them reversibly.
+    """
+    out: dict[str, Any] = dict(metadata)
+    out.pop("writes", None)
+    for obj in (config.get("metadata"), config.get("configurable")):
+        if not obj:
+            continue
+        for key, value in obj.items():
+            if key in out or key in EXCLUDED_METADATA_KEYS or key.startswith("__"):
+                continue
+            if isinstance(value, (str, int, bool, float)):
+                out[key] = value
+    return out
+
+
+def _step_after(checkpoint_id: str | None) -> int | None:
+    """The step of tasks prepared from a checkpoint, read from its id.
+
+    LangGraph makes checkpoint ids with ``uuid6(clock_seq=step)`` (14 bits), so
+    the step is known even before the checkpoint's own put has landed.
+    """
+    if not checkpoint_id:
+        return None
+    try:
+        seq = uuid.UUID(checkpoint_id).clock_seq
+    except ValueError:
+        return None
+    step = seq - 0x4000 if seq >= 0x3FF0 else seq
+    return step + 1
+
+
+def _missing(channel: str, version: str) -> tuple[str, bytes | None]:
+    raise SerializationError(f"{channel!r} version {version!r} is not stored")
 
 
 def _inlinable(value: Any) -> bool:

@@ -79,6 +79,7 @@ class BlobRow:
     base: str | None = None
     snap: str | None = None
     count: int | None = None
+    list_len: int | None = None
 
 
 class ListCache:
@@ -162,13 +163,20 @@ class DeltaPolicy:
             if not (chain_len >= self.min_chain and chain_bytes > self.ratio * prev.snap_bytes):
                 snap = prev.snap_version or prev.version
                 row = BlobRow(
-                    channel, version, DELTA_TYPE, delta, prev.version, snap, count - prev.count
+                    channel,
+                    version,
+                    DELTA_TYPE,
+                    delta,
+                    prev.version,
+                    snap,
+                    count - prev.count,
+                    count,
                 )
                 state = ListState(
                     version, body, count, snap, prev.snap_bytes, chain_bytes, chain_len
                 )
                 return row, state
-        row = BlobRow(channel, version, type_, data, count=count)
+        row = BlobRow(channel, version, type_, data, count=count, list_len=count)
         return row, ListState(version, body, count, None, len(body), 0, 0)
 
 
@@ -226,3 +234,109 @@ def resolve_chain(
         len(deltas),
     )
     return "msgpack", make_header(count) + body, state
+
+
+def join_snapshot(
+    snap_type: str,
+    snap_blob: bytes | None,
+    snap_len: int | None,
+    deltas: bytes | None,
+    delta_items: int | None,
+    total: int | None,
+) -> tuple[bytes, bytes, int] | None:
+    """Join a snapshot and the server-concatenated deltas after it.
+
+    Returns ``(data, body, snapshot_body_length)``, or None when the item counts
+    do not add up (a fork put extra rows in the version range): the caller then
+    resolves the chain row by row.
+    """
+    if snap_type != "msgpack" or snap_blob is None or total is None:
+        return None
+    hdr = array_header(snap_blob)
+    if hdr is None or snap_len is None or hdr[1] != snap_len:
+        return None
+    if snap_len + (delta_items or 0) != total:
+        return None
+    snap_body = snap_blob[hdr[0] :]
+    body = snap_body + (deltas or b"")
+    return make_header(total) + body, body, len(snap_body)
+
+
+class ChainResolver:
+    """Rebuilds many versions of one namespace's channels from their rows (``list``).
+
+    On a linear chain every version is a prefix of the newest one, so the newest
+    is joined once and each older version is a slice of it: reading a page of
+    checkpoints costs the size of the values, not the square of the chain.
+    """
+
+    def __init__(self, rows: Mapping[str, Mapping[str, StoredBlob]]) -> None:
+        self.rows = rows
+        self._memo: dict[tuple[str, str], tuple[str, bytes | None]] = {}
+        self._prefix: dict[str, tuple[bytes, dict[str, tuple[int, int]]]] = {}
+
+    def resolve(self, channel: str, version: str) -> tuple[str, bytes | None]:
+        key = (channel, version)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        per = self.rows.get(channel) or {}
+        row = per.get(version)
+        if row is None:
+            raise SerializationError(f"{channel!r} version {version!r} is not stored")
+        if row[0] != DELTA_TYPE:
+            out: tuple[str, bytes | None] = (row[0], row[1])
+        else:
+            out = self._from_prefix(channel, version, per)
+        self._memo[key] = out
+        return out
+
+    def _from_prefix(
+        self, channel: str, version: str, per: Mapping[str, StoredBlob]
+    ) -> tuple[str, bytes | None]:
+        cached = self._prefix.get(channel)
+        if cached is None or version not in cached[1]:
+            cached = self._build(version, per)
+            if cached is None:
+                vtype, vdata, _ = resolve_chain(per, version)
+                return vtype, vdata
+            # keep the longest chain seen: later (older) versions are its prefixes
+            old = self._prefix.get(channel)
+            if old is None or len(cached[1]) > len(old[1]):
+                self._prefix[channel] = cached
+        body, offsets = cached
+        end, count = offsets[version]
+        return "msgpack", make_header(count) + body[:end]
+
+    @staticmethod
+    def _build(
+        version: str, per: Mapping[str, StoredBlob]
+    ) -> tuple[bytes, dict[str, tuple[int, int]]] | None:
+        path: list[str] = []
+        v: str | None = version
+        while v is not None:
+            row = per.get(v)
+            if row is None:
+                return None
+            path.append(v)
+            if row[0] != DELTA_TYPE:
+                break
+            v = row[2]
+        else:
+            return None
+        path.reverse()
+        snap = per[path[0]]
+        hdr = array_header(snap[1]) if snap[1] is not None and snap[0] == "msgpack" else None
+        if hdr is None:
+            return None
+        parts = [snap[1][hdr[0] :]]  # type: ignore[index]
+        size = len(parts[0])
+        count = hdr[1]
+        offsets = {path[0]: (size, count)}
+        for step in path[1:]:
+            delta = per[step][1] or b""
+            parts.append(delta)
+            size += len(delta)
+            count += per[step][3] or 0
+            offsets[step] = (size, count)
+        return b"".join(parts), offsets

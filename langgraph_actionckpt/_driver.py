@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager, nullcontext
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ logger = logging.getLogger("langgraph_actionckpt")
 
 T = TypeVar("T")
 
-Fetch = Literal["none", "one", "all", "many", "begin", "commit", "rollback", "copy"]
+Fetch = Literal["none", "one", "all", "many", "begin", "commit", "rollback", "copy", "sleep"]
 
 
 @dataclass(slots=True)
@@ -44,7 +45,8 @@ class Op:
         params: Bound parameters; never interpolated.
         fetch: ``none`` (execute), ``one``/``all`` (return rows), ``many``
             (executemany over ``params``), ``copy`` (COPY FROM STDIN with
-            ``params`` as the rows), ``begin``/``commit``/``rollback``.
+            ``params`` as the rows), ``begin``/``commit``/``rollback``, ``sleep``
+            (wait ``params[0]`` seconds on the client, holding no snapshot).
     """
 
     query: sql.Composable | str = ""
@@ -95,6 +97,7 @@ class SyncDriver:
         self.pipeline = pipeline
         self.reconnect = reconnect
         self.lock = threading.RLock()
+        self._pool_to_check = False
         if isinstance(conn, psycopg.Connection):
             configure_connection(conn)
 
@@ -111,12 +114,20 @@ class SyncDriver:
                     configure_connection(self.conn)
                 yield self.conn
 
-    def run(self, factory: PlanFactory[T]) -> T:
-        """Run the plan made by ``factory``; retry once on a fresh connection if ours broke."""
+    def run(self, factory: PlanFactory[T], *, pipeline: bool | None = None) -> T:
+        """Run the plan made by ``factory``; retry once on a fresh connection if ours broke.
+
+        Args:
+            factory: Makes the plan (called again for the retry).
+            pipeline: Override the driver's pipeline setting for this plan.
+        """
         for attempt in (1, 2):
+            if self._pool_to_check and isinstance(self.conn, ConnectionPool):
+                self._pool_to_check = False
+                self.conn.check()
             with self.connection() as conn:
                 try:
-                    return self._run_on(conn, factory())
+                    return self._run_on(conn, factory(), pipeline)
                 except psycopg.OperationalError as exc:
                     if attempt == 2 or not _is_connection_lost(exc, conn):
                         raise
@@ -126,7 +137,10 @@ class SyncDriver:
 
     def _discard(self, conn: psycopg.Connection[Any]) -> None:
         if isinstance(self.conn, ConnectionPool):
-            return  # the pool drops a broken connection when it is returned
+            # the pool drops this connection when it is returned; the others may
+            # have died too (a server restart), so check the idle ones now
+            self._pool_to_check = True
+            return
         if self.reconnect is None:
             return
         try:
@@ -135,8 +149,11 @@ class SyncDriver:
             self.conn = self.reconnect()
             configure_connection(self.conn)
 
-    def _run_on(self, conn: psycopg.Connection[Any], plan: Plan[T]) -> T:
-        ctx = conn.pipeline() if self.pipeline else nullcontext()
+    def _run_on(
+        self, conn: psycopg.Connection[Any], plan: Plan[T], pipeline: bool | None = None
+    ) -> T:
+        use_pipeline = self.pipeline if pipeline is None else pipeline
+        ctx = conn.pipeline() if use_pipeline else nullcontext()
         try:
             with ctx, conn.cursor(binary=True) as cur:
                 result: Any = None
@@ -147,20 +164,41 @@ class SyncDriver:
                         return stop.value  # type: ignore[no-any-return]
                     result = _run_op_sync(conn, cur, op)
         except BaseException:
-            if conn.info.transaction_status == TransactionStatus.INERROR or (
-                conn.info.transaction_status == TransactionStatus.INTRANS and conn.autocommit
-            ):
-                try:
-                    conn.execute("ROLLBACK")
-                except psycopg.Error:
-                    pass
+            _cleanup_sync(conn)
             raise
         finally:
             plan.close()
 
 
+def _cleanup_sync(conn: psycopg.Connection[Any]) -> None:
+    """After a failed plan: end an open transaction and drop session advisory locks."""
+    if conn.closed or conn.broken:
+        return
+    try:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            conn.execute("ROLLBACK")
+        conn.execute("SELECT pg_advisory_unlock_all()")
+    except psycopg.Error:
+        pass
+
+
+async def _cleanup_async(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Async :func:`_cleanup_sync`."""
+    if conn.closed or conn.broken:
+        return
+    try:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            await conn.execute("ROLLBACK")
+        await conn.execute("SELECT pg_advisory_unlock_all()")
+    except psycopg.Error:
+        pass
+
+
 def _run_op_sync(conn: psycopg.Connection[Any], cur: psycopg.Cursor[Any], op: Op) -> Any:
     fetch = op.fetch
+    if fetch == "sleep":
+        time.sleep(op.params[0])  # type: ignore[index]
+        return None
     if fetch == "begin":
         cur.execute("BEGIN")
         return None
@@ -203,6 +241,7 @@ class AsyncDriver:
         self.pipeline = pipeline
         self.reconnect = reconnect
         self.lock = asyncio.Lock()
+        self._pool_to_check = False
         if isinstance(conn, psycopg.AsyncConnection):
             configure_connection(conn)
 
@@ -219,12 +258,15 @@ class AsyncDriver:
                     configure_connection(self.conn)
                 yield self.conn
 
-    async def run(self, factory: PlanFactory[T]) -> T:
+    async def run(self, factory: PlanFactory[T], *, pipeline: bool | None = None) -> T:
         """Run the plan made by ``factory``; retry once on a fresh connection if ours broke."""
         for attempt in (1, 2):
+            if self._pool_to_check and isinstance(self.conn, AsyncConnectionPool):
+                self._pool_to_check = False
+                await self.conn.check()
             async with self.connection() as conn:
                 try:
-                    return await self._run_on(conn, factory())
+                    return await self._run_on(conn, factory(), pipeline)
                 except psycopg.OperationalError as exc:
                     if attempt == 2 or not _is_connection_lost(exc, conn):
                         raise
@@ -233,7 +275,10 @@ class AsyncDriver:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _discard(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        if isinstance(self.conn, AsyncConnectionPool) or self.reconnect is None:
+        if isinstance(self.conn, AsyncConnectionPool):
+            self._pool_to_check = True
+            return
+        if self.reconnect is None:
             return
         try:
             await conn.close()
@@ -241,20 +286,16 @@ class AsyncDriver:
             self.conn = await self.reconnect()
             configure_connection(self.conn)
 
-    async def _run_on(self, conn: psycopg.AsyncConnection[Any], plan: Plan[T]) -> T:
+    async def _run_on(
+        self, conn: psycopg.AsyncConnection[Any], plan: Plan[T], pipeline: bool | None = None
+    ) -> T:
         try:
-            if self.pipeline:
+            if self.pipeline if pipeline is None else pipeline:
                 async with conn.pipeline():
                     return await self._loop(conn, plan)
             return await self._loop(conn, plan)
         except BaseException:
-            if conn.info.transaction_status == TransactionStatus.INERROR or (
-                conn.info.transaction_status == TransactionStatus.INTRANS and conn.autocommit
-            ):
-                try:
-                    await conn.execute("ROLLBACK")
-                except psycopg.Error:
-                    pass
+            await _cleanup_async(conn)
             raise
         finally:
             plan.close()
@@ -273,6 +314,9 @@ class AsyncDriver:
 
 async def _run_op_async(cur: psycopg.AsyncCursor[Any], op: Op) -> Any:
     fetch = op.fetch
+    if fetch == "sleep":
+        await asyncio.sleep(op.params[0])  # type: ignore[index]
+        return None
     if fetch == "begin":
         await cur.execute("BEGIN")
         return None

@@ -66,6 +66,16 @@ def _unescape_str(value: str) -> str:
     return _ESCAPED.sub(repl, value[1:])
 
 
+def escape_text(value: str) -> str:
+    """Make a string storable in a ``text`` column (no NUL, no lone surrogate), reversibly."""
+    return _escape_str(value)
+
+
+def unescape_text(value: str) -> str:
+    """Reverse :func:`escape_text`."""
+    return _unescape_str(value)
+
+
 def _is_message(value: Any) -> bool:
     try:
         from langchain_core.messages import BaseMessage

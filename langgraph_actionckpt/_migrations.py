@@ -63,10 +63,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             )
             """,
             # A channel value is stored once per version. An append-only list is
-            # stored as what the version added (blob holds the new items only) with
-            # base_version pointing at the version it extends and snap_version at
-            # the full snapshot the chain starts from, so a read fetches one index
-            # range [snap_version, version].
+            # stored as what the version added (blob holds the new items only,
+            # item_count how many) with base_version pointing at the version it
+            # extends, snap_version at the full snapshot the chain starts from and
+            # list_len the list's length at this version. A read concatenates the
+            # index range (snap_version, version] on the server in one value.
             """
             CREATE TABLE IF NOT EXISTS {s}.blobs (
                 thread_id text NOT NULL,
@@ -78,6 +79,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 base_version text,
                 snap_version text,
                 item_count integer,
+                list_len integer,
                 PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
             )
             """,

@@ -96,12 +96,13 @@ class Queries:
             """
             WITH new_blobs AS (
                 INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, version, type, blob,
-                                       base_version, snap_version, item_count)
+                                       base_version, snap_version, item_count, list_len)
                 SELECT %(thread_id)s, %(ns)s, x.channel, x.version, x.type, x.blob,
-                       x.base, x.snap, x.cnt
+                       x.base, x.snap, x.cnt, x.len
                 FROM unnest(%(b_channel)s::text[], %(b_version)s::text[], %(b_type)s::text[],
                             %(b_blob)s::bytea[], %(b_base)s::text[], %(b_snap)s::text[],
-                            %(b_cnt)s::int[]) AS x(channel, version, type, blob, base, snap, cnt)
+                            %(b_cnt)s::int[], %(b_len)s::int[])
+                     AS x(channel, version, type, blob, base, snap, cnt, len)
                 ON CONFLICT DO NOTHING
             )
             INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
@@ -118,8 +119,14 @@ class Queries:
         )
 
     @functools.lru_cache(maxsize=4)  # noqa: B019
-    def put_writes(self, upsert: bool) -> sql.Composed:
-        """Insert a task's writes and its node/branch action rows in one statement."""
+    def put_writes(self, upsert: bool, durable: bool = False) -> sql.Composed:
+        """Insert a task's writes and its node/branch action rows in one statement.
+
+        Unless ``durable``, the statement's transaction commits without waiting
+        for the WAL flush (``synchronous_commit=off``, set for this transaction
+        only): the rows are committed and visible at once, survive any crash of
+        the client, and are flushed at the latest by the next checkpoint's commit.
+        """
         conflict = (
             "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, "
             "blob = EXCLUDED.blob, task_path = EXCLUDED.task_path"
@@ -135,6 +142,7 @@ class Queries:
                        x.idx, x.channel, x.type, x.blob
                 FROM unnest(%(w_idx)s::int[], %(w_channel)s::text[], %(w_type)s::text[],
                             %(w_blob)s::bytea[]) AS x(idx, channel, type, blob)
+                {async_commit}
                 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) {conflict}
             )
             INSERT INTO {s}.actions AS a (thread_id, action_id, run_id, checkpoint_ns,
@@ -157,35 +165,81 @@ class Queries:
                 checkpoint_id = COALESCE(a.checkpoint_id, EXCLUDED.checkpoint_id)
             """,
             conflict=sql.SQL(conflict),
+            async_commit=sql.SQL(
+                "" if durable else "WHERE set_config('synchronous_commit', 'off', true) = 'off'"
+            ),
         )
 
     # -------------------------------------------------------------------- get
 
     @functools.lru_cache(maxsize=4)  # noqa: B019 - one Queries object per saver, few keys
     def get_tuple(self, by_id: bool) -> sql.Composed:
-        """One statement: the checkpoint row, its blob chains and its writes."""
+        """One statement: the checkpoint row, each channel value and the writes.
+
+        A delta-encoded list comes back as its snapshot plus the concatenation of
+        the deltas after it (``string_agg`` on the server), whatever the chain
+        length; ``d_items`` lets the caller check that the chain was linear.
+        """
         where = "AND checkpoint_id = %(checkpoint_id)s" if by_id else ""
         return self.q(
             """
             SELECT {cols},
-                   bl.b_channel, bl.b_version, bl.b_type, bl.b_blob, bl.b_base, bl.b_cnt
+                   bl.b_channel, bl.b_type, bl.b_blob, bl.b_len, bl.d_body, bl.d_items,
+                   bl.t_len, bl.b_snap, bl.d_n
             FROM (SELECT * FROM {s}.checkpoints
                   WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s {where}
                   ORDER BY checkpoint_id DESC LIMIT 1) c
             LEFT JOIN LATERAL (
-                SELECT array_agg(b.channel) AS b_channel, array_agg(b.version) AS b_version,
-                       array_agg(b.type) AS b_type, array_agg(b.blob) AS b_blob,
-                       array_agg(b.base_version) AS b_base, array_agg(b.item_count) AS b_cnt
-                FROM (SELECT c.thread_id, c.checkpoint_ns, u.channel, u.version
-                      FROM unnest(c.channels, c.versions) AS u(channel, version)) t
-                {chain}
+                SELECT array_agg(u.channel) AS b_channel, array_agg(s.type) AS b_type,
+                       array_agg(s.blob) AS b_blob, array_agg(s.list_len) AS b_len,
+                       array_agg(d.body) AS d_body, array_agg(d.items) AS d_items,
+                       array_agg(tb.list_len) AS t_len, array_agg(tb.snap_version) AS b_snap,
+                       array_agg(d.n) AS d_n
+                FROM unnest(c.channels, c.versions) AS u(channel, version)
+                CROSS JOIN LATERAL (
+                    SELECT tb.version, tb.snap_version, tb.list_len FROM {s}.blobs tb
+                    WHERE tb.thread_id = c.thread_id AND tb.checkpoint_ns = c.checkpoint_ns
+                      AND tb.channel = u.channel AND tb.version = u.version
+                    OFFSET 0
+                ) tb
+                CROSS JOIN LATERAL (
+                    SELECT s.type, s.blob, s.list_len FROM {s}.blobs s
+                    WHERE s.thread_id = c.thread_id AND s.checkpoint_ns = c.checkpoint_ns
+                      AND s.channel = u.channel
+                      AND s.version = COALESCE(tb.snap_version, tb.version)
+                    OFFSET 0
+                ) s
+                LEFT JOIN LATERAL (
+                    SELECT string_agg(b.blob, ''::bytea ORDER BY b.version) AS body,
+                           sum(b.item_count)::int AS items, count(*)::int AS n
+                    FROM {s}.blobs b
+                    WHERE tb.snap_version IS NOT NULL
+                      AND b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                      AND b.channel = u.channel AND b.version > tb.snap_version
+                      AND b.version <= tb.version
+                    OFFSET 0
+                ) d ON true
             ) bl ON true
             {writes}
             """,
             cols=sql.SQL(CHECKPOINT_COLUMNS),
             where=sql.SQL(where),
-            chain=sql.SQL(_BLOB_CHAIN).format(s=self.ident, t=sql.Identifier("t")),
             writes=sql.SQL(_WRITES_LATERAL).format(s=self.ident),
+        )
+
+    @functools.lru_cache(maxsize=4)  # noqa: B019
+    def chains_for(self, by_id: bool) -> sql.Composed:
+        """Fallback of :meth:`get_tuple` for a forked chain: every row of each chain."""
+        return self.q(
+            """
+            SELECT t.channel, b.version, b.type, b.blob, b.base_version, b.item_count
+            FROM (SELECT %(thread_id)s::text AS thread_id, %(ns)s::text AS checkpoint_ns,
+                         u.channel, u.version
+                  FROM unnest(%(channels)s::text[], %(versions)s::text[])
+                       AS u(channel, version)) t
+            {chain}
+            """,
+            chain=sql.SQL(_BLOB_CHAIN).format(s=self.ident, t=sql.Identifier("t")),
         )
 
     @functools.lru_cache(maxsize=64)  # noqa: B019
@@ -339,9 +393,9 @@ class Queries:
             self.q(
                 """
                 INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, version, type, blob,
-                    base_version, snap_version, item_count)
+                    base_version, snap_version, item_count, list_len)
                 SELECT %(target)s, checkpoint_ns, channel, version, type, blob, base_version,
-                       snap_version, item_count
+                       snap_version, item_count, list_len
                 FROM {s}.blobs WHERE thread_id = %(source)s
                 ON CONFLICT DO NOTHING
                 """

@@ -148,8 +148,12 @@ class AsyncActionSaver(SaverCore):
         """Create or migrate the schema. Idempotent and safe to run from many processes."""
         if self._is_setup:
             return
-        await self._run(self._plan_setup)
+        await self.driver.run(self._plan_setup, pipeline=False)
         self._is_setup = True
+
+    async def asetup(self) -> None:
+        """Same as :meth:`setup` (the name LangGraph's async savers also accept)."""
+        await self.setup()
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
@@ -281,6 +285,10 @@ class AsyncActionSaver(SaverCore):
         await self.writer.aclose()
 
     # ------------------------------------------- sync twins (from other threads)
+
+    def close(self) -> None:
+        """Sync :meth:`aclose`, for use from threads other than the loop's."""
+        self._sync(self.aclose())
 
     def resolve_action(self, thread_id: str, action_id: str, **kwargs: Any) -> None:
         """Sync :meth:`aresolve_action`."""

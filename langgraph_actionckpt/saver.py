@@ -172,7 +172,8 @@ class ActionSaver(SaverCore):
         """Create or migrate the schema. Idempotent and safe to run from many processes."""
         if self._is_setup:
             return
-        self._run(self._plan_setup)
+        # CREATE INDEX CONCURRENTLY cannot run in a pipeline's implicit transaction
+        self.driver.run(self._plan_setup, pipeline=False)
         self._is_setup = True
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -328,6 +329,10 @@ class ActionSaver(SaverCore):
     def close(self) -> None:
         """Flush queued action rows and stop the writer thread."""
         self.writer.close()
+
+    async def aclose(self) -> None:
+        """Async :meth:`close`."""
+        await asyncio.to_thread(self.close)
 
     # ------------------------------------------- async twins (worker thread)
 

@@ -1,0 +1,417 @@
+"""The saver against real servers: setup races, hostile values, dropped connections,
+pool/pipeline variants, schema isolation, delta-encoded lists."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing as mp
+import operator
+import os
+from typing import Annotated, Any, TypedDict
+
+import psycopg
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph, add_messages
+
+from langgraph_actionckpt import (
+    ActionSaver,
+    AsyncActionSaver,
+    ConfigurationError,
+    SerializationError,
+)
+from langgraph_actionckpt._migrations import LATEST_VERSION
+
+from .conftest import drop_schema, fetch, new_schema_name
+
+# --------------------------------------------------------------------------- graphs
+
+
+class ListState(TypedDict):
+    items: Annotated[list[str], operator.add]
+    n: int
+
+
+def _looping_graph(steps: int, payload: str = "x") -> StateGraph[Any]:
+    def step(state: ListState) -> dict[str, Any]:
+        return {"items": [f"{state['n']}:{payload}"], "n": state["n"] + 1}
+
+    builder = StateGraph(ListState)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    builder.add_conditional_edges("step", lambda s: END if s["n"] >= steps else "step")
+    return builder
+
+
+class TextState(TypedDict):
+    text: str
+    meta: dict[str, Any]
+
+
+def _echo_graph() -> StateGraph[Any]:
+    def node(state: TextState) -> dict[str, Any]:
+        return {"text": state["text"] + "\x00end", "meta": {**state["meta"], "seen": True}}
+
+    builder = StateGraph(TextState)
+    builder.add_node("node", node)
+    builder.add_edge(START, "node")
+    builder.add_edge("node", END)
+    return builder
+
+
+# ---------------------------------------------------------------------- setup races
+
+
+def _setup_in_process(dsn: str, schema: str, barrier: Any) -> None:
+    barrier.wait()
+    with ActionSaver.from_conn_string(dsn, schema=schema, pool_size=0) as saver:
+        saver.setup()
+
+
+def test_concurrent_setup_by_ten_processes(dsn: str, schema: str) -> None:
+    ctx = mp.get_context("spawn")
+    barrier = ctx.Barrier(10)
+    procs = [ctx.Process(target=_setup_in_process, args=(dsn, schema, barrier)) for _ in range(10)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0] * 10
+    versions = fetch(dsn, f'SELECT v FROM "{schema}".migrations ORDER BY v')
+    assert [v for (v,) in versions] == list(range(1, LATEST_VERSION + 1))
+    tables = fetch(
+        dsn,
+        "SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY tablename",
+        (schema,),
+    )
+    assert [t for (t,) in tables] == ["actions", "blobs", "checkpoints", "migrations", "writes"]
+    invalid = fetch(
+        dsn,
+        "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND NOT i.indisvalid",
+        (schema,),
+    )
+    assert invalid == []
+
+
+def test_setup_is_idempotent_and_rejects_bad_schema(dsn: str, schema: str) -> None:
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        saver._is_setup = False
+        saver.setup()
+    with pytest.raises(ConfigurationError):
+        ActionSaver.from_conn_string(dsn, schema='x"; DROP TABLE y; --').__enter__()
+
+
+# -------------------------------------------------------------------- hostile values
+
+HOSTILE = {
+    "nul": "a\x00b\x00",
+    "surrogate": "lone \ud800 and \udfff",
+    "marker": "\ue000 looks escaped \\0",
+    "mixed": ["\x00", {"k\x00ey": "v\ud83d"}],
+}
+
+
+def test_nul_and_surrogates_round_trip_sync(saver: ActionSaver) -> None:
+    graph = _echo_graph().compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": "hostile\x00thread"}, "metadata": {"who": "x\x00y"}}
+    out = graph.invoke({"text": "in\x00\ud800", "meta": dict(HOSTILE)}, config)
+    assert out["text"] == "in\x00\ud800\x00end"
+    state = graph.get_state(config)
+    assert state.values["text"] == "in\x00\ud800\x00end"
+    assert state.values["meta"] == {**HOSTILE, "seen": True}
+    assert state.metadata["who"] == "x\x00y"
+    # metadata filters with hostile keys and values are bound, never interpolated
+    found = list(saver.list(config, filter={"who": "x\x00y"}))
+    assert found
+    assert list(saver.list(config, filter={"x') OR 1=1 --": "1"})) == []
+
+
+async def test_nul_and_surrogates_round_trip_async(asaver: AsyncActionSaver) -> None:
+    graph = _echo_graph().compile(checkpointer=asaver)
+    config = {"configurable": {"thread_id": "t-async"}}
+    out = await graph.ainvoke({"text": "\x00", "meta": dict(HOSTILE)}, config)
+    assert out["text"] == "\x00\x00end"
+    state = await graph.aget_state(config)
+    assert state.values["meta"] == {**HOSTILE, "seen": True}
+
+
+def test_fifty_megabyte_value_round_trips(saver: ActionSaver) -> None:
+    big = os.urandom(25 * 1024 * 1024).hex()  # 50 MB of text
+    graph = _echo_graph().compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": "big"}}
+    graph.invoke({"text": big, "meta": {}}, config)
+    state = graph.get_state(config)
+    assert len(state.values["text"]) == len(big) + 4
+    assert state.values["text"][: len(big)] == big
+
+
+def test_non_serializable_value_is_a_clear_error(saver: ActionSaver) -> None:
+    class Opaque:
+        def __init__(self) -> None:
+            self.lock = __import__("threading").Lock()
+
+    graph = _echo_graph().compile(checkpointer=saver)
+    with pytest.raises(SerializationError, match="cannot serialize"):
+        graph.invoke({"text": "x", "meta": {"obj": Opaque()}}, {"configurable": {"thread_id": "o"}})
+
+
+# --------------------------------------------------------------- dropped connections
+
+
+def _terminate_backends(dsn: str, schema: str) -> int:
+    # kill every other backend connected to this database (the saver's)
+    rows = fetch(
+        dsn,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+        "AND backend_type = 'client backend'",
+    )
+    return len(rows)
+
+
+@pytest.mark.parametrize("pool_size", [0, 2])
+def test_terminated_backend_between_supersteps(dsn: str, schema: str, pool_size: int) -> None:
+    killed: list[int] = []
+
+    def step(state: ListState) -> dict[str, Any]:
+        if state["n"] == 3:
+            killed.append(_terminate_backends(dsn, schema))
+        return {"items": [str(state["n"])], "n": state["n"] + 1}
+
+    builder = StateGraph(ListState)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    builder.add_conditional_edges("step", lambda s: END if s["n"] >= 6 else "step")
+    with ActionSaver.from_conn_string(
+        dsn, schema=schema, pool_size=pool_size, pool_check=False
+    ) as saver:
+        saver.setup()
+        graph = builder.compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "kill"}}
+        out = graph.invoke({"items": [], "n": 0}, config, durability="sync")
+        assert killed and killed[0] >= 1
+        assert out["items"] == [str(i) for i in range(6)]
+        assert graph.get_state(config).values["n"] == 6
+
+
+async def test_terminated_backend_async(dsn: str, schema: str) -> None:
+    async with AsyncActionSaver.from_conn_string(
+        dsn, schema=schema, pool_size=0
+    ) as saver:
+        await saver.setup()
+        graph = _looping_graph(4).compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "k"}}
+        await graph.ainvoke({"items": [], "n": 0}, config)
+        assert await asyncio.to_thread(_terminate_backends, dsn, schema) >= 1
+        out = await graph.ainvoke(None, config)  # resumes on a fresh connection
+        assert out["n"] == 4
+        state = await graph.aget_state(config)
+        assert len(state.values["items"]) == 4
+
+
+# ------------------------------------------------------------ pool / pipeline variants
+
+
+@pytest.mark.parametrize(
+    ("pool_size", "pipeline", "prepare_threshold"),
+    [(0, False, 5), (0, True, 5), (3, False, None), (3, True, 0)],
+)
+def test_connection_variants_sync(
+    dsn: str, schema: str, pool_size: int, pipeline: bool, prepare_threshold: int | None
+) -> None:
+    with ActionSaver.from_conn_string(
+        dsn,
+        schema=schema,
+        pool_size=pool_size,
+        pipeline=pipeline,
+        prepare_threshold=prepare_threshold,
+    ) as saver:
+        saver.setup()
+        graph = _looping_graph(12).compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "v"}}
+        out = graph.invoke({"items": [], "n": 0}, config)
+        assert out["n"] == 12
+        history = list(graph.get_state_history(config))
+        assert [len(h.values.get("items", [])) for h in history[:3]] == [12, 11, 10]
+
+
+@pytest.mark.parametrize(("pool_size", "pipeline"), [(0, False), (0, True), (3, False), (3, True)])
+async def test_connection_variants_async(
+    dsn: str, schema: str, pool_size: int, pipeline: bool
+) -> None:
+    async with AsyncActionSaver.from_conn_string(
+        dsn, schema=schema, pool_size=pool_size, pipeline=pipeline
+    ) as saver:
+        await saver.setup()
+        graph = _looping_graph(12).compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "v"}}
+        out = await graph.ainvoke({"items": [], "n": 0}, config)
+        assert out["n"] == 12
+        states = [s async for s in graph.aget_state_history(config)]
+        assert len(states[0].values["items"]) == 12
+
+
+def test_user_supplied_connection_and_pool(dsn: str, schema: str) -> None:
+    from psycopg_pool import ConnectionPool
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        saver = ActionSaver(conn, schema=schema)
+        saver.setup()
+        out = _looping_graph(3).compile(checkpointer=saver).invoke(
+            {"items": [], "n": 0}, {"configurable": {"thread_id": "c"}}
+        )
+        assert out["n"] == 3
+        saver.close()
+    with ConnectionPool(dsn, kwargs={"autocommit": True}, min_size=1, max_size=2) as pool:
+        saver = ActionSaver(pool, schema=schema)
+        state = _looping_graph(3).compile(checkpointer=saver).get_state(
+            {"configurable": {"thread_id": "c"}}
+        )
+        assert state.values["n"] == 3
+        saver.close()
+
+
+# ------------------------------------------------------------------ schema isolation
+
+
+def test_two_schemas_do_not_see_each_other(dsn: str) -> None:
+    a, b = new_schema_name(), new_schema_name()
+    try:
+        with (
+            ActionSaver.from_conn_string(dsn, schema=a) as sa,
+            ActionSaver.from_conn_string(dsn, schema=b) as sb,
+        ):
+            sa.setup()
+            sb.setup()
+            config = {"configurable": {"thread_id": "same-thread"}}
+            _looping_graph(2).compile(checkpointer=sa).invoke({"items": [], "n": 0}, config)
+            assert sb.get_tuple(config) is None
+            assert list(sb.list(None)) == []
+            assert sb.list_actions("same-thread") == []
+            assert sa.get_tuple(config) is not None
+            assert len(sa.list_actions("same-thread")) > 0
+    finally:
+        drop_schema(dsn, a)
+        drop_schema(dsn, b)
+
+
+# ----------------------------------------------------------- delta-encoded lists
+
+
+def _reference_state(steps: int, builder: Any) -> dict[str, Any]:
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "ref"}, "recursion_limit": 10_000}
+    return graph.invoke({"items": [], "n": 0}, config)  # type: ignore[no-any-return]
+
+
+def test_append_only_list_is_stored_as_deltas(dsn: str, schema: str) -> None:
+    steps = 60
+    payload = "p" * 1000
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        graph = _looping_graph(steps, payload).compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "d"}, "recursion_limit": 10_000}
+        out = graph.invoke({"items": [], "n": 0}, config)
+        assert out == _reference_state(steps, _looping_graph(steps, payload))
+        kinds = dict(fetch(dsn, f'SELECT type, count(*) FROM "{schema}".blobs GROUP BY type'))
+        assert kinds.get("delta", 0) >= steps - 1
+        stored = fetch(
+            dsn, f"SELECT sum(length(blob)) FROM \"{schema}\".blobs WHERE channel = 'items'"
+        )[0][0]
+        assert stored < 1.2 * steps * len(payload)
+        # every historical version reconstructs exactly
+        for i, snapshot in enumerate(graph.get_state_history(config)):
+            items = snapshot.values.get("items", [])
+            assert items == out["items"][: len(items)], i
+
+
+def test_deltas_across_fork_copy_and_prune(dsn: str, schema: str) -> None:
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        graph = _looping_graph(8).compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "f"}}
+        graph.invoke({"items": [], "n": 0}, config)
+        history = list(graph.get_state_history(config))
+        middle = next(h for h in history if len(h.values.get("items", [])) == 4)
+        # replay from a past checkpoint: a fork that appends different items
+        fork_config = graph.update_state(middle.config, {"items": ["forked"], "n": 6})
+        forked = graph.invoke(None, fork_config)
+        assert forked["items"] == ["0:x", "1:x", "2:x", "3:x", "forked", "6:x", "7:x"]
+        # the original branch still reads back unchanged
+        assert graph.get_state(history[0].config).values["items"] == [f"{i}:x" for i in range(8)]
+        # copy_thread then read the copy
+        saver.copy_thread("f", "f-copy")
+        copy_state = graph.get_state({"configurable": {"thread_id": "f-copy"}})
+        assert copy_state.values["items"] == forked["items"]
+        # prune keeps the latest checkpoint readable
+        saver.prune(["f"], strategy="keep_latest")
+        latest = graph.get_state(config)
+        assert latest.values["items"] == forked["items"]
+        assert len(list(saver.list(config))) == 1
+        # the copy is untouched by pruning the source
+        assert len(list(saver.list({"configurable": {"thread_id": "f-copy"}}))) > 1
+
+
+def test_resumed_process_continues_deltas_from_stored_state(dsn: str, schema: str) -> None:
+    config = {"configurable": {"thread_id": "r"}}
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        _looping_graph(5).compile(checkpointer=saver).invoke({"items": [], "n": 0}, config)
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver2:  # a "new process"
+        graph = _looping_graph(10).compile(checkpointer=saver2)
+        out = graph.invoke({"items": [], "n": 5}, config)
+        assert out["items"] == [f"{i}:x" for i in range(10)]
+
+
+# ----------------------------------------------------------------- messages and API
+
+
+class ChatState(TypedDict):
+    messages: Annotated[list[Any], add_messages]
+
+
+def test_add_messages_history_round_trips(saver: ActionSaver) -> None:
+    def reply(state: ChatState) -> dict[str, Any]:
+        n = len(state["messages"])
+        return {"messages": [AIMessage(f"reply {n}\x00", id=f"ai-{n}")]}
+
+    builder = StateGraph(ChatState)
+    builder.add_node("reply", reply)
+    builder.add_edge(START, "reply")
+    builder.add_edge("reply", END)
+    graph = builder.compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": "chat"}}
+    for i in range(5):
+        out = graph.invoke({"messages": [HumanMessage(f"q{i}", id=f"h-{i}")]}, config)
+    assert len(out["messages"]) == 10
+    assert out["messages"][-1].content == "reply 9\x00"
+    assert graph.get_state(config).values["messages"] == out["messages"]
+
+
+def test_sync_and_async_savers_expose_the_same_api() -> None:
+    def public(cls: type) -> set[str]:
+        return {n for n in dir(cls) if not n.startswith("_")}
+
+    sync_names, async_names = public(ActionSaver), public(AsyncActionSaver)
+    assert sync_names == async_names, sync_names ^ async_names
+    for name in sync_names:
+        if name.startswith("a") and name[1:] in sync_names:
+            assert asyncio.iscoroutinefunction(getattr(AsyncActionSaver, name)) or name in (
+                "alist",
+            ), name
+
+
+def test_node_and_branch_rows_are_written_by_the_saver(saver: ActionSaver) -> None:
+    graph = _looping_graph(3).compile(checkpointer=saver)
+    graph.invoke({"items": [], "n": 0}, {"configurable": {"thread_id": "rows"}})
+    rows = saver.list_actions("rows")
+    kinds = [(r.action_type, r.name, r.status) for r in rows]
+    assert kinds.count(("node", "step", "completed")) == 3
+    assert ("branch", "step", "completed") in kinds
+    # writes of consecutive steps are stored by background threads, so their
+    # rows may land a step apart; each carries its own step number
+    steps = [r.step for r in rows if r.action_type == "node"]
+    assert sorted(steps) == [1, 2, 3]

@@ -110,6 +110,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         replay: bool = True,
         durable_timeout: float = 1.0,
         durable_writes: bool = False,
+        lease: str = "wait",
+        lease_timeout: float = 300.0,
     ) -> None:
         super().__init__(serde=serde or default_serde())
         self.schema = validate_schema(schema)
@@ -124,6 +126,11 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.replay = replay
         self.durable_timeout = durable_timeout
         self.durable_writes = durable_writes
+        if lease not in ("wait", "error", "off"):
+            raise ConfigurationError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
+        self.lease_mode = lease
+        self.lease_timeout = lease_timeout
+        self.conninfo: str | None = None  # set by the subclasses, for dedicated connections
         self._durable: OrderedDict[str, None] = OrderedDict()
         self._durable_cv = threading.Condition()
         self.metrics: Any = None

@@ -33,6 +33,15 @@ async def _configure_async(conn: psycopg.AsyncConnection[Any]) -> None:
     configure_connection(conn)
 
 
+def _conninfo_of(conn: Any) -> str | None:
+    conninfo = getattr(conn, "conninfo", None)  # pools
+    if isinstance(conninfo, str):
+        return conninfo
+    info = getattr(conn, "info", None)  # connections (the password is not kept by libpq here)
+    dsn = getattr(info, "dsn", None)
+    return dsn if isinstance(dsn, str) else None
+
+
 class AsyncActionSaver(SaverCore):
     """The async twin of :class:`~langgraph_actionckpt.ActionSaver`.
 
@@ -61,6 +70,7 @@ class AsyncActionSaver(SaverCore):
         record_nodes: bool = True,
         delta_policy: DeltaPolicy | None = None,
         replay: bool = True,
+        lease: str = "wait",
         writer_batch_size: int = 500,
         writer_interval: float = 0.05,
         _reconnect: Any = None,
@@ -71,7 +81,9 @@ class AsyncActionSaver(SaverCore):
             record_nodes=record_nodes,
             delta_policy=delta_policy,
             replay=replay,
+            lease=lease,
         )
+        self.conninfo = _conninfo_of(conn)
         self.conn = conn
         self.driver = AsyncDriver(conn, pipeline=pipeline, reconnect=_reconnect)
         self.loop = asyncio.get_running_loop()
@@ -112,6 +124,7 @@ class AsyncActionSaver(SaverCore):
             saver = cls(
                 conn, schema=schema, serde=serde, pipeline=pipeline, _reconnect=reconnect, **kwargs
             )
+            saver.conninfo = conninfo
             try:
                 if setup:
                     await saver.setup()

@@ -34,6 +34,15 @@ def connect_kwargs(prepare_threshold: int | None) -> dict[str, Any]:
     return {"autocommit": True, "prepare_threshold": prepare_threshold}
 
 
+def _conninfo_of(conn: Any) -> str | None:
+    conninfo = getattr(conn, "conninfo", None)  # pools
+    if isinstance(conninfo, str):
+        return conninfo
+    info = getattr(conn, "info", None)  # connections (the password is not kept by libpq here)
+    dsn = getattr(info, "dsn", None)
+    return dsn if isinstance(dsn, str) else None
+
+
 class ActionSaver(SaverCore):
     """A LangGraph checkpoint saver on PostgreSQL that also keeps the action log.
 
@@ -65,6 +74,7 @@ class ActionSaver(SaverCore):
         record_nodes: bool = True,
         delta_policy: DeltaPolicy | None = None,
         replay: bool = True,
+        lease: str = "wait",
         writer_batch_size: int = 500,
         writer_interval: float = 0.05,
         _reconnect: Any = None,
@@ -75,7 +85,9 @@ class ActionSaver(SaverCore):
             record_nodes=record_nodes,
             delta_policy=delta_policy,
             replay=replay,
+            lease=lease,
         )
+        self.conninfo = _conninfo_of(conn)
         self.conn = conn
         self.driver = SyncDriver(conn, pipeline=pipeline, reconnect=_reconnect)
         self.writer = SyncActionWriter(
@@ -128,15 +140,16 @@ class ActionSaver(SaverCore):
                 return psycopg.Connection.connect(conninfo, **ckw)
 
             conn = reconnect()
+            saver = cls(
+                conn,
+                schema=schema,
+                serde=serde,
+                pipeline=pipeline,
+                _reconnect=reconnect,
+                **kwargs,
+            )
+            saver.conninfo = conninfo
             try:
-                saver = cls(
-                    conn,
-                    schema=schema,
-                    serde=serde,
-                    pipeline=pipeline,
-                    _reconnect=reconnect,
-                    **kwargs,
-                )
                 if setup:
                     saver.setup()
                 yield saver
@@ -156,6 +169,7 @@ class ActionSaver(SaverCore):
             open=True,
         ) as pool:
             saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
+            saver.conninfo = conninfo
             try:
                 if setup:
                     saver.setup()

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from .aio import AsyncActionSaver
     from .callbacks import ActionCallbackHandler, AsyncActionCallbackHandler
     from .embedded import embedded_dsn, stop_embedded
+    from .ops.metrics import Metrics
+    from .ops.vector import BackgroundEmbedder, VectorIndex
     from .replay import action, current_action
     from .saver import ActionSaver
 
@@ -50,6 +52,9 @@ _LAZY = {
     "action": ".replay",
     "current_action": ".replay",
     "ActionSaver": ".saver",
+    "Metrics": ".ops.metrics",
+    "VectorIndex": ".ops.vector",
+    "BackgroundEmbedder": ".ops.vector",
     "AsyncActionSaver": ".aio",
     "embedded_dsn": ".embedded",
     "stop_embedded": ".embedded",
@@ -61,13 +66,16 @@ __all__ = [
     "ActionRecord",
     "ActionSaver",
     "AsyncActionCallbackHandler",
+    "BackgroundEmbedder",
     "AsyncActionSaver",
     "ConfigurationError",
     "EmbeddedServerError",
     "InFlightActionError",
+    "Metrics",
     "MigrationError",
     "SerializationError",
     "ThreadBusyError",
+    "VectorIndex",
     "VectorUnavailableError",
     "action",
     "current_action",

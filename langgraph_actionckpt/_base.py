@@ -112,6 +112,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         durable_writes: bool = False,
         lease: str = "wait",
         lease_timeout: float = 300.0,
+        metrics: Any = None,
     ) -> None:
         super().__init__(serde=serde or default_serde())
         self.schema = validate_schema(schema)
@@ -133,7 +134,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.conninfo: str | None = None  # set by the subclasses, for dedicated connections
         self._durable: OrderedDict[str, None] = OrderedDict()
         self._durable_cv = threading.Condition()
-        self.metrics: Any = None
+        self.metrics: Any = metrics
         if replay:
             from . import replay as _replay
 
@@ -221,8 +222,23 @@ class SaverCore(BaseCheckpointSaver[str]):
             self.metrics.observe_replay(action_type)
 
     def _observe_written(self, record: Any) -> None:
+        """Counted when the rows are written (``record_actions``), not when queued."""
+
+    def _observe_batch(self, records: Sequence[Any], seconds: float) -> None:
         if self.metrics is not None:
-            self.metrics.observe_actions_written([record])
+            self.metrics.observe_actions_written(records, seconds)
+
+    def _observe_read(self, records: Sequence[Any]) -> None:
+        if self.metrics is not None and records:
+            self.metrics.observe_actions_read(records)
+
+    def _observe_put(self, seconds: float) -> None:
+        if self.metrics is not None:
+            self.metrics.observe_put(seconds)
+
+    def _observe_get(self) -> None:
+        if self.metrics is not None:
+            self.metrics.observe_get()
 
     # ----------------------------------------------------------------- versions
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -71,6 +72,7 @@ class AsyncActionSaver(SaverCore):
         delta_policy: DeltaPolicy | None = None,
         replay: bool = True,
         lease: str = "wait",
+        metrics: Any = None,
         writer_batch_size: int = 500,
         writer_interval: float = 0.05,
         _reconnect: Any = None,
@@ -82,6 +84,7 @@ class AsyncActionSaver(SaverCore):
             delta_policy=delta_policy,
             replay=replay,
             lease=lease,
+            metrics=metrics,
         )
         self.conninfo = _conninfo_of(conn)
         self.conn = conn
@@ -170,6 +173,7 @@ class AsyncActionSaver(SaverCore):
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        self._observe_get()
         return await self._run(lambda: self._plan_get_tuple(config))
 
     async def alist(  # type: ignore[override]
@@ -194,7 +198,14 @@ class AsyncActionSaver(SaverCore):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Store a checkpoint and the channel values that changed (one statement)."""
-        return await self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        if self.metrics is None:
+            return await self._run(
+                lambda: self._plan_put(config, checkpoint, metadata, new_versions)
+            )
+        t0 = time.perf_counter()
+        out = await self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        self._observe_put(time.perf_counter() - t0)
+        return out
 
     async def aput_writes(
         self,
@@ -278,7 +289,9 @@ class AsyncActionSaver(SaverCore):
 
     async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder)."""
+        t0 = time.perf_counter()
         await self._run(lambda: plan_upsert(self.action_queries, records))
+        self._observe_batch(records, time.perf_counter() - t0)
 
     async def aresolve_action(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -75,6 +76,7 @@ class ActionSaver(SaverCore):
         delta_policy: DeltaPolicy | None = None,
         replay: bool = True,
         lease: str = "wait",
+        metrics: Any = None,
         writer_batch_size: int = 500,
         writer_interval: float = 0.05,
         _reconnect: Any = None,
@@ -86,6 +88,7 @@ class ActionSaver(SaverCore):
             delta_policy=delta_policy,
             replay=replay,
             lease=lease,
+            metrics=metrics,
         )
         self.conninfo = _conninfo_of(conn)
         self.conn = conn
@@ -192,6 +195,7 @@ class ActionSaver(SaverCore):
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        self._observe_get()
         return self._run(lambda: self._plan_get_tuple(config))
 
     def list(
@@ -215,7 +219,12 @@ class ActionSaver(SaverCore):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Store a checkpoint and the channel values that changed (one statement)."""
-        return self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        if self.metrics is None:
+            return self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        t0 = time.perf_counter()
+        out = self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        self._observe_put(time.perf_counter() - t0)
+        return out
 
     def put_writes(
         self,
@@ -312,7 +321,9 @@ class ActionSaver(SaverCore):
 
     def record_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder)."""
+        t0 = time.perf_counter()
         self._run(lambda: plan_upsert(self.action_queries, records))
+        self._observe_batch(records, time.perf_counter() - t0)
 
     def resolve_action(
         self,

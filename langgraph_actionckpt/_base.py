@@ -9,18 +9,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 import re
-import secrets
 import threading
 import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
+    EXCLUDED_METADATA_KEYS,
     WRITES_IDX_MAP,
     BaseCheckpointSaver,
     ChannelVersions,
@@ -29,16 +31,15 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
     DeltaChannelHistory,
     PendingWrite,
-    EXCLUDED_METADATA_KEYS,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
 from . import _encoding
-from .serde import ActionSerializer, has_surrogates
 from ._actions import ActionQueries
 from ._blobs import (
+    DELTA_TYPE,
     BlobRow,
     ChainResolver,
     DeltaPolicy,
@@ -48,11 +49,12 @@ from ._blobs import (
     join_snapshot,
     resolve_chain,
 )
-from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory
+from ._context import agent_id_for
+from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory, T
 from ._migrations import LATEST_VERSION, pending_migrations
 from ._queries import Queries
-from ._blobs import DELTA_TYPE
 from .errors import ConfigurationError, MigrationError, SerializationError
+from .serde import ActionSerializer, has_surrogates
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -113,6 +115,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         lease: str = "wait",
         lease_timeout: float = 300.0,
         metrics: Any = None,
+        defer_writes: bool = True,
     ) -> None:
         super().__init__(serde=serde or default_serde())
         self.schema = validate_schema(schema)
@@ -127,6 +130,9 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.replay = replay
         self.durable_timeout = durable_timeout
         self.durable_writes = durable_writes
+        self.defer_writes = defer_writes
+        self._pending: dict[tuple[str, str], list[_WriteCall]] = {}
+        self._pending_lock = threading.Lock()
         if lease not in ("wait", "error", "off"):
             raise ConfigurationError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
         self.lease_mode = lease
@@ -200,6 +206,7 @@ class SaverCore(BaseCheckpointSaver[str]):
     ) -> Plan[None]:
         if retry == (output is not None):
             raise ConfigurationError("resolve_action needs exactly one of output=... or retry=True")
+        yield from self._plan_flush_pending()
         params = {
             "thread_id": _t(thread_id),
             "action_id": _t(action_id),
@@ -254,7 +261,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             current_v = int(current)
         else:
             current_v = int(str(current).split(".")[0])
-        return f"{current_v + 1:012d}.{secrets.randbits(48):012x}"
+        return f"{current_v + 1:012d}.{random.getrandbits(48):012x}"
 
     # -------------------------------------------------------------------- setup
 
@@ -330,7 +337,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             if channel in new_versions:
                 row, state = self._encode_blob(thread_id, ns, _t(channel), str(version), value)
                 rows.append(row)
-                states.append(((thread_id, ns, channel), state))
+                states.append(((thread_id, ns, _t(channel)), state))
         stored = {k: v for k, v in checkpoint.items() if k != "channel_values"}
         stored["channel_values"] = inline
         type_, data = self._dumps(stored, "checkpoint")
@@ -347,16 +354,24 @@ class SaverCore(BaseCheckpointSaver[str]):
             "channels": channels,
             "versions": versions,
             "metadata": _json(meta),
-            "b_channel": [r.channel for r in rows],
-            "b_version": [r.version for r in rows],
-            "b_type": [r.type for r in rows],
-            "b_blob": [r.blob for r in rows],
-            "b_base": [r.base for r in rows],
-            "b_snap": [r.snap for r in rows],
-            "b_cnt": [r.count for r in rows],
-            "b_len": [r.list_len for r in rows],
         }
-        yield Op(self.queries.put, params)
+        for i, r in enumerate(rows):
+            params[f"b{i}_channel"] = r.channel
+            params[f"b{i}_version"] = r.version
+            params[f"b{i}_type"] = r.type
+            params[f"b{i}_blob"] = r.blob
+            params[f"b{i}_base"] = r.base
+            params[f"b{i}_snap"] = r.snap
+            params[f"b{i}_cnt"] = r.count
+            params[f"b{i}_len"] = r.list_len
+        calls = self._take_pending((thread_id, ns))
+        counts = _bind_calls(params, calls)
+        try:
+            yield Op(self.queries.store(*counts, len(rows), True, False), params)
+            yield from self._after_calls(calls)
+        except BaseException:
+            self._restore_pending(calls)
+            raise
         self._mark_durable(checkpoint["id"])
         for key, state in states:
             if state is not None:
@@ -410,63 +425,166 @@ class SaverCore(BaseCheckpointSaver[str]):
 
     # --------------------------------------------------------------- put_writes
 
-    def _plan_put_writes(
+    def _prepare_writes(
         self,
         config: RunnableConfig,
         writes: Sequence[tuple[str, Any]],
         task_id: str,
         task_path: str = "",
-    ) -> Plan[None]:
+    ) -> _WriteCall | None:
+        """Serialize one ``put_writes`` call; hold it for the next checkpoint when allowed.
+
+        Regular writes of a finished task are only needed to resume the step they
+        belong to; they are held in memory and committed in the same statement as
+        the thread's next checkpoint (or by the writer's flush within
+        ``writer_interval``, or before any read). Special writes (errors,
+        interrupts) are written at once.
+
+        Returns:
+            The call to write now, or None when it was held (or is empty).
+        """
         conf = config["configurable"]
         thread_id = _t(str(conf["thread_id"]))
         ns = _t(conf.get("checkpoint_ns", "") or "")
         checkpoint_id = conf.get("checkpoint_id")
-        idx: list[int] = []
-        w_channel: list[str] = []
-        w_type: list[str] = []
-        w_blob: list[bytes] = []
+        special = any(w[0] in WRITES_IDX_MAP for w in writes)
+        rows = []
         for i, (channel, value) in enumerate(writes):
             type_, data = self._dumps(value, f"write to {channel!r}")
-            idx.append(WRITES_IDX_MAP.get(channel, i))
-            w_channel.append(_t(channel))
-            w_type.append(type_)
-            w_blob.append(data)
-        upsert = all(w[0] in WRITES_IDX_MAP for w in writes)
-        actions = self._node_actions(task_id, task_path, writes) if self.record_nodes else []
-        metadata = config.get("metadata") or {}
-        params = {
-            "thread_id": thread_id,
-            "ns": ns,
-            "checkpoint_id": checkpoint_id,
-            "task_id": _t(task_id),
-            "task_path": _t(task_path),
-            "w_idx": idx,
-            "w_channel": w_channel,
-            "w_type": w_type,
-            "w_blob": w_blob,
-            "run_id": _str_or_none(metadata.get("run_id")),
-            "node": _node_from_path(task_path),
-            "agent_id": ns.split(":")[0] if ns else None,
-            "step": (
+            rows.append(
+                (
+                    thread_id,
+                    ns,
+                    checkpoint_id,
+                    _t(task_id),
+                    _t(task_path),
+                    WRITES_IDX_MAP.get(channel, i),
+                    _t(channel),
+                    type_,
+                    data,
+                )
+            )
+        actions = []
+        if self.record_nodes:
+            metadata = config.get("metadata") or {}
+            step = (
                 self._steps[(thread_id, ns, checkpoint_id)] + 1
                 if (thread_id, ns, checkpoint_id) in self._steps
                 else _step_after(checkpoint_id)
-            ),
-            "a_id": [a[0] for a in actions],
-            "a_type": [a[1] for a in actions],
-            "a_name": [a[2] for a in actions],
-            "a_status": [a[3] for a in actions],
-            "a_output": [a[4] for a in actions],
-            "a_error": [a[5] for a in actions],
-        }
-        yield Op(self.queries.put_writes(upsert, self.durable_writes), params)
-        error = next((v for c, v in writes if c == ERROR), None)
-        if error is not None and type(error).__name__ != "InFlightActionError":
-            # The task failed: the last LLM output it received may be the cause,
-            # so the retry asks the model again instead of replaying that one.
-            yield Op(
-                self.action_queries.not_replayable, {"thread_id": thread_id, "task_id": task_id}
             )
+            for a_id, a_type, a_name, a_status, a_output, a_error in self._node_actions(
+                task_id, task_path, writes
+            ):
+                actions.append(
+                    (
+                        thread_id,
+                        _t(a_id),
+                        _str_or_none(metadata.get("run_id")),
+                        ns,
+                        checkpoint_id,
+                        _t(task_id),
+                        _node_from_path(task_path),
+                        agent_id_for(_u(ns), metadata),
+                        step,
+                        a_type,
+                        a_name,
+                        a_status,
+                        a_output,
+                        a_error,
+                    )
+                )
+        if not rows and not actions:
+            return None
+        error = next((v for c, v in writes if c == ERROR), None)
+        call = _WriteCall(
+            rows,
+            special,
+            actions,
+            task_id
+            if error is not None and type(error).__name__ != "InFlightActionError"
+            else None,
+            thread_id,
+        )
+        if self.defer_writes and not special:
+            with self._pending_lock:
+                self._pending.setdefault((thread_id, ns), []).append(call)
+            self._on_pending()
+            return None
+        return call
+
+    def _plan_write_call(self, call: _WriteCall) -> Plan[None]:
+        """Write one call now, with the thread's held writes before it."""
+        key = (call.thread_id, call.rows[0][1] if call.rows else call.actions[0][3])
+        calls = [*self._take_pending(key), call]
+        params: dict[str, Any] = {}
+        counts = _bind_calls(params, calls)
+        try:
+            # special writes (an error, an interrupt) are durable at once
+            async_commit = not call.special and not self.durable_writes
+            yield Op(self.queries.store(*counts, 0, False, async_commit), params)
+            yield from self._after_calls(calls)
+        except BaseException:
+            self._restore_pending(calls[:-1])
+            raise
+
+    # --------------------------------------------------------- pending writes
+
+    def _on_pending(self) -> None:
+        """Called when writes are held; the subclass arranges a flush soon."""
+
+    def _take_pending(self, key: tuple[str, str] | None = None) -> list[_WriteCall]:
+        if not self._pending:
+            return []
+        with self._pending_lock:
+            if key is None:
+                calls = [c for group in self._pending.values() for c in group]
+                self._pending.clear()
+                return calls
+            return self._pending.pop(key, [])
+
+    def _restore_pending(self, calls: Sequence[_WriteCall]) -> None:
+        if not calls:
+            return
+        with self._pending_lock:
+            for call in reversed(calls):
+                key = (call.thread_id, call.rows[0][1] if call.rows else call.actions[0][3])
+                self._pending.setdefault(key, []).insert(0, call)
+
+    def _after_calls(self, calls: Sequence[_WriteCall]) -> Plan[None]:
+        for call in calls:
+            if call.failed_task is not None:
+                # The task failed: the last LLM output it received may be the cause,
+                # so the retry asks the model again instead of replaying that one.
+                yield Op(
+                    self.action_queries.not_replayable,
+                    {"thread_id": call.thread_id, "task_id": _t(call.failed_task)},
+                )
+
+    def with_flush(self, plan: Plan[T]) -> Plan[T]:
+        """Run ``plan`` after writing any held writes (reads must see them)."""
+        yield from self._plan_flush_pending()
+        return (yield from plan)
+
+    def _plan_flush_pending(self, thread_id: str | None = None) -> Plan[None]:
+        """Write held writes (all, or one thread's) now; a no-op when none are held."""
+        if not self._pending:
+            return
+        if thread_id is None:
+            calls = self._take_pending()
+        else:
+            with self._pending_lock:
+                keys = [k for k in self._pending if k[0] == thread_id]
+                calls = [c for k in keys for c in self._pending.pop(k)]
+        if not calls:
+            return
+        params: dict[str, Any] = {}
+        counts = _bind_calls(params, calls)
+        try:
+            yield Op(self.queries.store(*counts, 0, False, not self.durable_writes), params)
+            yield from self._after_calls(calls)
+        except BaseException:
+            self._restore_pending(calls)
+            raise
 
     def _node_actions(
         self, task_id: str, task_path: str, writes: Sequence[tuple[str, Any]]
@@ -515,6 +633,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         thread_id = _t(str(conf["thread_id"]))
         ns = _t(conf.get("checkpoint_ns", "") or "")
         checkpoint_id = conf.get("checkpoint_id")
+        yield from self._plan_flush_pending()
         params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
         row = yield Op(self.queries.get_tuple(checkpoint_id is not None), params, "one")
         if row is None:
@@ -689,6 +808,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         page: int,
         cursor_out: list[tuple[str, str, str]],
     ) -> Plan[tuple[list[CheckpointTuple], bool]]:
+        yield from self._plan_flush_pending()
         rows = yield Op(query, params, "all")
         if not rows:
             return [], False
@@ -728,6 +848,7 @@ class SaverCore(BaseCheckpointSaver[str]):
     # ------------------------------------------------------------- maintenance
 
     def _plan_delete_thread(self, thread_id: str) -> Plan[None]:
+        yield from self._plan_flush_pending()
         yield BEGIN
         for stmt in self.queries.delete_thread:
             yield Op(stmt, {"thread_id": _t(str(thread_id))})
@@ -738,6 +859,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         ids = [_t(str(r)) for r in run_ids]
         if not ids:
             return
+        yield from self._plan_flush_pending()
         yield BEGIN
         rows = yield Op(self.queries.delete_runs, {"run_ids": ids}, "all")
         threads = [r[0] for r in rows]
@@ -749,6 +871,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             self._lists.forget_thread(t)
 
     def _plan_copy_thread(self, source_thread_id: str, target_thread_id: str) -> Plan[None]:
+        yield from self._plan_flush_pending()
         params = {"source": _t(str(source_thread_id)), "target": _t(str(target_thread_id))}
         yield BEGIN
         for stmt in self.queries.copy_thread:
@@ -763,6 +886,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             )
         if not ids:
             return
+        yield from self._plan_flush_pending()
         yield BEGIN
         if strategy == "keep_latest":
             yield Op(self.queries.prune_keep_latest, {"thread_ids": ids})
@@ -782,6 +906,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         """Walk the parent chain in one query, then load only what is needed."""
         if not channels:
             return {}
+        yield from self._plan_flush_pending()
         conf = config["configurable"]
         thread_id = _t(str(conf["thread_id"]))
         ns = _t(conf.get("checkpoint_ns", "") or "")
@@ -829,6 +954,67 @@ class SaverCore(BaseCheckpointSaver[str]):
                 entry["seed"] = seeds[ch]
             result[ch] = entry
         return result
+
+
+@dataclass(slots=True)
+class _WriteCall:
+    """One ``put_writes`` call, ready to bind: write rows, action rows, failure."""
+
+    rows: list[tuple[Any, ...]]
+    special: bool
+    actions: list[tuple[Any, ...]]
+    failed_task: str | None
+    thread_id: str
+
+
+_W_FIELDS = ("t", "ns", "c", "task", "path", "idx", "ch", "ty", "b")
+_A_FIELDS = (
+    "t",
+    "id",
+    "run",
+    "ns",
+    "c",
+    "task",
+    "node",
+    "agent",
+    "step",
+    "type",
+    "name",
+    "status",
+    "out",
+    "err",
+)
+
+
+def _bind_calls(params: dict[str, Any], calls: Sequence[_WriteCall]) -> tuple[int, int, int]:
+    """Add the rows of ``calls`` to ``params``; return (regular, special, action) counts."""
+    n_w = n_s = n_a = 0
+    seen: set[tuple[Any, ...]] = set()
+    for call in calls:
+        for row in call.rows:
+            key = (row[0], row[1], row[2], row[3], row[5])
+            if key in seen:  # one statement cannot touch the same key twice
+                continue
+            seen.add(key)
+            if call.special:
+                prefix, i = "s", n_s
+                n_s += 1
+            else:
+                prefix, i = "w", n_w
+                n_w += 1
+            for name, value in zip(_W_FIELDS, row, strict=True):
+                params[f"{prefix}{i}_{name}"] = value
+    seen_actions: dict[tuple[str, str], int] = {}
+    for call in calls:
+        for row in call.actions:
+            key = (row[0], row[1])
+            i = seen_actions.get(key, n_a)
+            if i == n_a:
+                seen_actions[key] = n_a
+                n_a += 1
+            for name, value in zip(_A_FIELDS, row, strict=True):
+                params[f"a{i}_{name}"] = value
+    return n_w, n_s, n_a
 
 
 def merge_metadata(config: RunnableConfig, metadata: CheckpointMetadata) -> dict[str, Any]:

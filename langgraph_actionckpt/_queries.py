@@ -90,21 +90,90 @@ class Queries:
 
     # -------------------------------------------------------------------- put
 
-    @cached_property
-    def put(self) -> sql.Composed:
-        return self.q(
-            """
-            WITH new_blobs AS (
-                INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, version, type, blob,
-                                       base_version, snap_version, item_count, list_len)
-                SELECT %(thread_id)s, %(ns)s, x.channel, x.version, x.type, x.blob,
-                       x.base, x.snap, x.cnt, x.len
-                FROM unnest(%(b_channel)s::text[], %(b_version)s::text[], %(b_type)s::text[],
-                            %(b_blob)s::bytea[], %(b_base)s::text[], %(b_snap)s::text[],
-                            %(b_cnt)s::int[], %(b_len)s::int[])
-                     AS x(channel, version, type, blob, base, snap, cnt, len)
-                ON CONFLICT DO NOTHING
+    # Checkpoints, blobs, pending writes and node/branch action rows are stored by
+    # one statement generated per row count with scalar parameters: binding a few
+    # scalars is several times cheaper in psycopg than binding arrays for unnest(),
+    # and this runs once per superstep. Pending writes ride along with the next
+    # checkpoint of their thread (one round trip, one commit per superstep).
+
+    @functools.lru_cache(maxsize=256)  # noqa: B019 - one Queries object per saver
+    def store(
+        self,
+        n_writes: int,
+        n_special: int,
+        n_actions: int,
+        n_blobs: int,
+        checkpoint: bool,
+        async_commit: bool,
+    ) -> sql.Composed:
+        """One statement that stores any mix of the four kinds of rows.
+
+        Args:
+            n_writes: Regular pending writes (``w{i}_*`` params; kept if present).
+            n_special: Special writes (error, interrupt...: ``s{i}_*``; replaced).
+            n_actions: Node/branch action rows (``a{i}_*``).
+            n_blobs: Channel values (``b{i}_*``, with ``thread_id``/``ns``).
+            checkpoint: Also store the checkpoint row (its named params).
+            async_commit: Commit without waiting for the WAL flush (this
+                transaction only); only used when no checkpoint is stored.
+        """
+        ctes: list[str] = []
+        for prefix, n, conflict in (
+            ("w", n_writes, "DO NOTHING"),
+            (
+                "s",
+                n_special,
+                "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, "
+                "blob = EXCLUDED.blob, task_path = EXCLUDED.task_path",
+            ),
+        ):
+            if not n:
+                continue
+            rows = ", ".join(
+                f"(%({prefix}{i}_t)s, %({prefix}{i}_ns)s, %({prefix}{i}_c)s, "
+                f"%({prefix}{i}_task)s, %({prefix}{i}_path)s, %({prefix}{i}_idx)s::int, "
+                f"%({prefix}{i}_ch)s, %({prefix}{i}_ty)s, %({prefix}{i}_b)s::bytea)"
+                for i in range(n)
             )
+            ctes.append(
+                # noqa below: only %(name)s placeholders generated from row counts
+                f"{prefix}_rows AS (INSERT INTO {{s}}.writes (thread_id, checkpoint_ns, "  # noqa: S608
+                "checkpoint_id, task_id, task_path, idx, channel, type, blob) "
+                f"VALUES {rows} "
+                f"ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) {conflict})"
+            )
+        if n_actions:
+            rows = ", ".join(
+                f"(%(a{i}_t)s, %(a{i}_id)s, %(a{i}_run)s, %(a{i}_ns)s, %(a{i}_c)s, "
+                f"%(a{i}_task)s, %(a{i}_node)s, %(a{i}_agent)s, %(a{i}_step)s::int, "
+                f"%(a{i}_type)s, %(a{i}_name)s, %(a{i}_status)s, %(a{i}_out)s::jsonb, "
+                f"%(a{i}_err)s::jsonb, now())"
+                for i in range(n_actions)
+            )
+            ctes.append(
+                "a_rows AS (INSERT INTO {s}.actions AS a (thread_id, action_id, run_id, "  # noqa: S608
+                "checkpoint_ns, checkpoint_id, task_id, node, agent_id, step, action_type, "
+                f"name, status, output, error, completed_at) VALUES {rows} "
+                "ON CONFLICT (thread_id, action_id) DO UPDATE SET "
+                "status = EXCLUDED.status, output = EXCLUDED.output, error = EXCLUDED.error, "
+                "completed_at = EXCLUDED.completed_at, "
+                "run_id = COALESCE(a.run_id, EXCLUDED.run_id), "
+                "step = COALESCE(a.step, EXCLUDED.step), "
+                "checkpoint_id = COALESCE(a.checkpoint_id, EXCLUDED.checkpoint_id))"
+            )
+        if n_blobs:
+            rows = ", ".join(
+                f"(%(thread_id)s, %(ns)s, %(b{i}_channel)s, %(b{i}_version)s, %(b{i}_type)s, "
+                f"%(b{i}_blob)s, %(b{i}_base)s, %(b{i}_snap)s, %(b{i}_cnt)s, %(b{i}_len)s)"
+                for i in range(n_blobs)
+            )
+            ctes.append(
+                "b_rows AS (INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, "  # noqa: S608
+                "version, type, blob, base_version, snap_version, item_count, list_len) "
+                f"VALUES {rows} ON CONFLICT DO NOTHING)"
+            )
+        if checkpoint:
+            final = """
             INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
                 parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions, metadata)
             VALUES (%(thread_id)s, %(ns)s, %(checkpoint_id)s, %(parent)s, %(run_id)s, %(step)s,
@@ -116,59 +185,13 @@ class Queries:
                 checkpoint = EXCLUDED.checkpoint, channels = EXCLUDED.channels,
                 versions = EXCLUDED.versions, metadata = EXCLUDED.metadata
             """
-        )
-
-    @functools.lru_cache(maxsize=4)  # noqa: B019
-    def put_writes(self, upsert: bool, durable: bool = False) -> sql.Composed:
-        """Insert a task's writes and its node/branch action rows in one statement.
-
-        Unless ``durable``, the statement's transaction commits without waiting
-        for the WAL flush (``synchronous_commit=off``, set for this transaction
-        only): the rows are committed and visible at once, survive any crash of
-        the client, and are flushed at the latest by the next checkpoint's commit.
-        """
-        conflict = (
-            "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, "
-            "blob = EXCLUDED.blob, task_path = EXCLUDED.task_path"
-            if upsert
-            else "DO NOTHING"
-        )
-        return self.q(
-            """
-            WITH new_writes AS (
-                INSERT INTO {s}.writes (thread_id, checkpoint_ns, checkpoint_id, task_id,
-                                        task_path, idx, channel, type, blob)
-                SELECT %(thread_id)s, %(ns)s, %(checkpoint_id)s, %(task_id)s, %(task_path)s,
-                       x.idx, x.channel, x.type, x.blob
-                FROM unnest(%(w_idx)s::int[], %(w_channel)s::text[], %(w_type)s::text[],
-                            %(w_blob)s::bytea[]) AS x(idx, channel, type, blob)
-                {async_commit}
-                ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) {conflict}
-            )
-            INSERT INTO {s}.actions AS a (thread_id, action_id, run_id, checkpoint_ns,
-                checkpoint_id, task_id, node, agent_id, step, action_type, name, status,
-                output, error, completed_at)
-            SELECT %(thread_id)s, x.action_id, %(run_id)s, %(ns)s, %(checkpoint_id)s,
-                   %(task_id)s, %(node)s, %(agent_id)s,
-                   COALESCE(%(step)s, (SELECT c.step + 1 FROM {s}.checkpoints c
-                       WHERE c.thread_id = %(thread_id)s AND c.checkpoint_ns = %(ns)s
-                         AND c.checkpoint_id = %(checkpoint_id)s)),
-                   x.action_type, x.name, x.status, x.output::jsonb, x.error::jsonb, now()
-            FROM unnest(%(a_id)s::text[], %(a_type)s::text[], %(a_name)s::text[],
-                        %(a_status)s::text[], %(a_output)s::text[], %(a_error)s::text[])
-                 AS x(action_id, action_type, name, status, output, error)
-            ON CONFLICT (thread_id, action_id) DO UPDATE SET
-                status = EXCLUDED.status, output = EXCLUDED.output, error = EXCLUDED.error,
-                completed_at = EXCLUDED.completed_at,
-                run_id = COALESCE(a.run_id, EXCLUDED.run_id),
-                step = COALESCE(a.step, EXCLUDED.step),
-                checkpoint_id = COALESCE(a.checkpoint_id, EXCLUDED.checkpoint_id)
-            """,
-            conflict=sql.SQL(conflict),
-            async_commit=sql.SQL(
-                "" if durable else "WHERE set_config('synchronous_commit', 'off', true) = 'off'"
-            ),
-        )
+        elif async_commit:
+            # data-modifying CTEs always run; the final SELECT sets the commit mode
+            final = "SELECT set_config('synchronous_commit', 'off', true)"
+        else:
+            final = "SELECT 1"
+        text = ("WITH " + ", ".join(ctes) + " " if ctes else "") + final
+        return self.q(text)
 
     # -------------------------------------------------------------------- get
 

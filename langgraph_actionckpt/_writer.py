@@ -103,9 +103,11 @@ class SyncActionWriter(_QueueBase):
         batch_size: int = 500,
         interval: float = 0.05,
         on_depth: Callable[[int], None] | None = None,
+        on_tick: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(batch_size, interval, on_depth)
         self._write = write
+        self._on_tick = on_tick
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -148,6 +150,11 @@ class SyncActionWriter(_QueueBase):
         """:meth:`flush` from async code."""
         await asyncio.to_thread(self.flush)
 
+    def start(self) -> None:
+        """Make sure the flusher thread runs (it also flushes the saver's held writes)."""
+        if self._thread is None:
+            self._start()
+
     def _start(self) -> None:
         with self._lock:
             if self._thread is None:
@@ -160,10 +167,11 @@ class SyncActionWriter(_QueueBase):
         while not self._closed:
             self._wake.wait(self.interval)
             self._wake.clear()
-            if not self._queue:
-                continue
             try:
-                self.flush()
+                if self._on_tick is not None:
+                    self._on_tick()
+                if self._queue:
+                    self.flush()
             except Exception as exc:  # noqa: BLE001 - keep rows, retry on the next tick
                 logger.warning("action writer flush failed (rows kept for retry): %s", exc)
                 self._wake.wait(min(1.0, self.interval * 20))
@@ -195,9 +203,11 @@ class AsyncActionWriter(_QueueBase):
         batch_size: int = 500,
         interval: float = 0.05,
         on_depth: Callable[[int], None] | None = None,
+        on_tick: Callable[[], Coroutine[Any, Any, None]] | None = None,
     ) -> None:
         super().__init__(batch_size, interval, on_depth)
         self._awrite = awrite
+        self._on_tick = on_tick
         self.loop = loop
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
@@ -215,6 +225,19 @@ class AsyncActionWriter(_QueueBase):
                 self._kick()
             elif not self.loop.is_closed():
                 self.loop.call_soon_threadsafe(self._kick)
+
+    def start(self) -> None:
+        """Make sure the flusher task runs (it also flushes the saver's held writes)."""
+        if self._task is not None or self._closed:
+            return
+        try:
+            on_loop = asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            self._task = self.loop.create_task(self._run())
+        elif not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.start)
 
     def _kick(self) -> None:
         if self._task is None and not self._closed:
@@ -256,10 +279,11 @@ class AsyncActionWriter(_QueueBase):
             except TimeoutError:
                 pass
             self._wake.clear()
-            if not self._queue:
-                continue
             try:
-                await self.aflush()
+                if self._on_tick is not None:
+                    await self._on_tick()
+                if self._queue:
+                    await self.aflush()
             except Exception as exc:  # noqa: BLE001 - keep rows, retry on the next tick
                 logger.warning("action writer flush failed (rows kept for retry): %s", exc)
                 await asyncio.sleep(min(1.0, self.interval * 20))

@@ -96,6 +96,7 @@ class AsyncActionSaver(SaverCore):
             batch_size=writer_batch_size,
             interval=writer_interval,
             on_depth=self._observe_depth,
+            on_tick=self.aflush_writes,
         )
 
     @classmethod
@@ -105,8 +106,8 @@ class AsyncActionSaver(SaverCore):
         dsn: str | None = None,
         *,
         schema: str = DEFAULT_SCHEMA,
-        pool_size: int = 4,
-        pool_check: bool = True,
+        pool_size: int = 10,
+        pool_check: bool = False,
         max_idle: float = 300.0,
         max_lifetime: float = 3600.0,
         prepare_threshold: int | None = 5,
@@ -214,8 +215,10 @@ class AsyncActionSaver(SaverCore):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        """Store a task's writes and its ``node`` action row (one statement)."""
-        await self._run(lambda: self._plan_put_writes(config, writes, task_id, task_path))
+        """Store a task's writes and its ``node`` action row (see ``ActionSaver.put_writes``)."""
+        call = self._prepare_writes(config, writes, task_id, task_path)
+        if call is not None:
+            await self._run(lambda: self._plan_write_call(call))
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""
@@ -270,15 +273,17 @@ class AsyncActionSaver(SaverCore):
 
     async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
         """One action by its idempotency key, or None."""
-        return await self._run(lambda: plan_get(self.action_queries, thread_id, action_id))
+        return await self._run(
+            lambda: self.with_flush(plan_get(self.action_queries, thread_id, action_id))
+        )
 
     async def alast_action(
         self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
     ) -> ActionRecord | None:
         """The last recorded action of a thread (by default the last completed one)."""
         rows = await self._run(
-            lambda: plan_list(
-                self.action_queries, thread_id, status=status, limit=1, newest_first=True
+            lambda: self.with_flush(
+                plan_list(self.action_queries, thread_id, status=status, limit=1, newest_first=True)
             )
         )
         return rows[0] if rows else None
@@ -306,11 +311,26 @@ class AsyncActionSaver(SaverCore):
         await self.writer.aflush()
         await self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
 
+    async def aflush_writes(self) -> None:
+        """Write pending writes held for the next checkpoint now (see ``aput_writes``)."""
+        if self._pending:
+            await self._run(self._plan_flush_pending)
+
+    def _on_pending(self) -> None:
+        self.writer.start()
+
     async def aclose(self) -> None:
-        """Flush queued action rows and stop the writer task."""
-        await self.writer.aclose()
+        """Write held writes and queued action rows, and stop the writer task."""
+        try:
+            await self.aflush_writes()
+        finally:
+            await self.writer.aclose()
 
     # ------------------------------------------- sync twins (from other threads)
+
+    def flush_writes(self) -> None:
+        """Sync :meth:`aflush_writes`, for use from threads other than the loop's."""
+        self._sync(self.aflush_writes())
 
     def close(self) -> None:
         """Sync :meth:`aclose`, for use from threads other than the loop's."""

@@ -98,6 +98,7 @@ class ActionSaver(SaverCore):
             batch_size=writer_batch_size,
             interval=writer_interval,
             on_depth=self._observe_depth,
+            on_tick=self.flush_writes,
         )
 
     @classmethod
@@ -107,8 +108,8 @@ class ActionSaver(SaverCore):
         dsn: str | None = None,
         *,
         schema: str = DEFAULT_SCHEMA,
-        pool_size: int = 4,
-        pool_check: bool = True,
+        pool_size: int = 10,
+        pool_check: bool = False,
         max_idle: float = 300.0,
         max_lifetime: float = 3600.0,
         prepare_threshold: int | None = 5,
@@ -124,8 +125,10 @@ class ActionSaver(SaverCore):
                 and, when that is unset, the embedded PostgreSQL.
             schema: PostgreSQL schema for the tables.
             pool_size: Connections in the pool; ``0`` uses one connection.
-            pool_check: Check a pooled connection before handing it out
-                (catches connections reaped while idle during long LLM calls).
+            pool_check: Check a pooled connection before handing it out (a round
+                trip per operation). Off by default: an operation that finds its
+                connection dead (reaped while idle, server restarted) is retried
+                once on a fresh connection anyway.
             max_idle: Seconds a pooled connection may stay idle.
             max_lifetime: Seconds before a pooled connection is replaced.
             prepare_threshold: psycopg's server-side prepare threshold; ``None``
@@ -233,8 +236,14 @@ class ActionSaver(SaverCore):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        """Store a task's writes and its ``node`` action row (one statement)."""
-        self._run(lambda: self._plan_put_writes(config, writes, task_id, task_path))
+        """Store a task's writes and its ``node`` action row.
+
+        Regular writes are held and stored with the thread's next checkpoint (one
+        round trip per superstep); see ``SaverCore._prepare_writes``.
+        """
+        call = self._prepare_writes(config, writes, task_id, task_path)
+        if call is not None:
+            self._run(lambda: self._plan_write_call(call))
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""
@@ -302,15 +311,17 @@ class ActionSaver(SaverCore):
 
     def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
         """One action by its idempotency key, or None."""
-        return self._run(lambda: plan_get(self.action_queries, thread_id, action_id))
+        return self._run(
+            lambda: self.with_flush(plan_get(self.action_queries, thread_id, action_id))
+        )
 
     def last_action(
         self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
     ) -> ActionRecord | None:
         """The last recorded action of a thread (by default the last completed one)."""
         rows = self._run(
-            lambda: plan_list(
-                self.action_queries, thread_id, status=status, limit=1, newest_first=True
+            lambda: self.with_flush(
+                plan_list(self.action_queries, thread_id, status=status, limit=1, newest_first=True)
             )
         )
         return rows[0] if rows else None
@@ -351,13 +362,28 @@ class ActionSaver(SaverCore):
         self.writer.flush()
         self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
 
+    def flush_writes(self) -> None:
+        """Write pending writes held for the next checkpoint now (see ``put_writes``)."""
+        if self._pending:
+            self._run(self._plan_flush_pending)
+
+    def _on_pending(self) -> None:
+        self.writer.start()
+
     def close(self) -> None:
-        """Flush queued action rows and stop the writer thread."""
-        self.writer.close()
+        """Write held writes and queued action rows, and stop the writer thread."""
+        try:
+            self.flush_writes()
+        finally:
+            self.writer.close()
 
     async def aclose(self) -> None:
         """Async :meth:`close`."""
         await asyncio.to_thread(self.close)
+
+    async def aflush_writes(self) -> None:
+        """Async :meth:`flush_writes`."""
+        await asyncio.to_thread(self.flush_writes)
 
     # ------------------------------------------- async twins (worker thread)
 

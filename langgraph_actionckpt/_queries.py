@@ -136,7 +136,7 @@ class Queries:
                 for i in range(n)
             )
             ctes.append(
-                # noqa below: only %(name)s placeholders generated from row counts
+
                 f"{prefix}_rows AS (INSERT INTO {{s}}.writes (thread_id, checkpoint_ns, "  # noqa: S608
                 "checkpoint_id, task_id, task_path, idx, channel, type, blob) "
                 f"VALUES {rows} "

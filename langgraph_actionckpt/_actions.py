@@ -16,7 +16,7 @@ from typing import Any
 from psycopg import sql
 
 from . import _encoding
-from ._driver import Op, Plan
+from ._driver import BEGIN, COMMIT, Op, Plan
 
 ACTION_TYPES = (
     "node",
@@ -163,8 +163,15 @@ _UPDATE_ON_CONFLICT = (
 
 def _update_expr(column: str) -> sql.Composable:
     c = sql.Identifier(column)
-    if column in ("status", "replayable"):
+    if column == "status":
         return sql.SQL("{c} = EXCLUDED.{c}").format(c=c)
+    if column == "replayable":
+        # Only a new attempt makes an action replayable again: a late row of the
+        # same attempt (a callback's join row) never undoes "not replayable".
+        return sql.SQL(
+            "{c} = CASE WHEN EXCLUDED.attempt > a.attempt THEN EXCLUDED.{c} "
+            "ELSE a.{c} AND EXCLUDED.{c} END"
+        ).format(c=c)
     if column in ("attempt", "replayed"):
         return sql.SQL("{c} = GREATEST(EXCLUDED.{c}, a.{c})").format(c=c)
     if column == "started_at":  # a retry restarts the clock; a late start row does not
@@ -200,6 +207,7 @@ class ActionQueries:
     """SQL for the actions table of one schema."""
 
     def __init__(self, schema: str) -> None:
+        self.schema = schema
         self.ident = sql.Identifier(schema)
 
     def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
@@ -211,16 +219,22 @@ class ActionQueries:
 
     @cached_property
     def upsert(self) -> sql.Composed:
-        """Multi-row upsert from parallel arrays.
+        """Multi-row upsert from parallel arrays (small batches)."""
+        arrays = sql.SQL(", ").join(
+            sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text"))) for c in _WRITE_COLUMNS
+        )
+        cols = sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS)
+        return self._upsert_from(
+            sql.SQL("SELECT * FROM unnest({arrays}) AS x({cols})").format(arrays=arrays, cols=cols)
+        )
+
+    def _upsert_from(self, source: sql.Composable) -> sql.Composed:
+        """Insert rows from ``source`` (all write columns, in order), merging existing ones.
 
         A terminal status is never overwritten by a non-terminal one, unless the
         write is a new attempt (a retry of a failed or unreplayable action).
         """
         cols = sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS)
-        arrays = sql.SQL(", ").join(
-            sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text"))) for c in _WRITE_COLUMNS
-        )
-        sets = sql.SQL(", ").join(_update_expr(c) for c in _UPDATE_ON_CONFLICT)
         defaults = {"started_at": "now()", "checkpoint_ns": "''"}
         exprs = sql.SQL(", ").join(
             sql.SQL("COALESCE(x.{c}, {d})").format(c=sql.Identifier(c), d=sql.SQL(defaults[c]))
@@ -228,10 +242,11 @@ class ActionQueries:
             else sql.SQL("x.{c}").format(c=sql.Identifier(c))
             for c in _WRITE_COLUMNS
         )
+        sets = sql.SQL(", ").join(_update_expr(c) for c in _UPDATE_ON_CONFLICT)
         return self.q(
             """
             INSERT INTO {s}.actions AS a ({cols})
-            SELECT {exprs} FROM unnest({arrays}) AS x({cols})
+            SELECT {exprs} FROM ({source}) AS x
             ON CONFLICT (thread_id, action_id) DO UPDATE SET {sets}
             WHERE a.status IN ('pending', 'running')
                OR EXCLUDED.status NOT IN ('pending', 'running')
@@ -239,9 +254,39 @@ class ActionQueries:
             """,
             cols=cols,
             exprs=exprs,
-            arrays=arrays,
+            source=source,
             sets=sets,
         )
+
+    @cached_property
+    def stage(self) -> sql.Identifier:
+        # one staging table per schema and session (temporary tables are per session)
+        return sql.Identifier(f"actionckpt_stage_{self.schema}")
+
+    @cached_property
+    def create_stage(self) -> sql.Composed:
+        return self.q(
+            "CREATE TEMP TABLE IF NOT EXISTS {stage} AS "
+            "SELECT {cols} FROM {s}.actions WITH NO DATA",
+            stage=self.stage,
+            cols=sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS),
+        )
+
+    @cached_property
+    def copy_stage(self) -> sql.Composed:
+        return self.q(
+            "COPY {stage} ({cols}) FROM STDIN",
+            stage=self.stage,
+            cols=sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS),
+        )
+
+    @cached_property
+    def merge_stage(self) -> sql.Composed:
+        return self._upsert_from(sql.SQL("SELECT * FROM {}").format(self.stage))
+
+    @cached_property
+    def clear_stage(self) -> sql.Composed:
+        return self.q("TRUNCATE {stage}", stage=self.stage)
 
     def select(self, conditions: Sequence[str], order: str = "step_index") -> sql.Composed:
         where = " AND ".join(conditions) if conditions else "true"
@@ -295,12 +340,50 @@ class ActionQueries:
         )
 
 
+def _make_row_fn() -> Any:
+    """Build ``row(record) -> tuple`` for the write columns (the writer's hot loop)."""
+    parts = []
+    for c in _WRITE_COLUMNS:
+        if c in _JSON_FIELDS:
+            parts.append(f"(None if r.{c} is None else _dumps(r.{c}).decode())")
+        elif c in _TEXT_FIELDS:
+            parts.append(f"(None if r.{c} is None else _esc(r.{c}))")
+        else:
+            parts.append(f"r.{c}")
+    src = "def row(r):\n    return (" + ", ".join(parts) + ",)\n"
+    scope: dict[str, Any] = {"_dumps": _encoding.dumps, "_esc": _encoding.escape_text}
+    exec(src, scope)  # noqa: S102 - code generated from our own column names only
+    return scope["row"]
+
+
+_TEXT_FIELDS = frozenset(
+    f.name for f in fields(ActionRecord) if f.type in ("str", "str | None") and f.name != "extra"
+)
+_row = _make_row_fn()
+
+COPY_THRESHOLD = 32
+"""Batches at least this large go through COPY into a staging table."""
+
+
 def plan_upsert(q: ActionQueries, records: Sequence[ActionRecord]) -> Plan[None]:
-    """Write records in one statement (parallel arrays, one round trip)."""
+    """Write records: one upsert statement, or COPY + one upsert for large batches.
+
+    Binding hundreds of rows as parallel arrays costs psycopg far more than
+    streaming them with COPY, so a large batch is copied into a per-session
+    temporary staging table and merged with the same upsert rules.
+    """
     if not records:
         return
-    params = [[_param_value(r, c) for r in records] for c in _WRITE_COLUMNS]
-    yield Op(q.upsert, params)
+    rows = [_row(r) for r in records]
+    if len(records) < COPY_THRESHOLD:
+        yield Op(q.upsert, [list(col) for col in zip(*rows, strict=True)])
+        return
+    yield Op(q.create_stage)
+    yield BEGIN
+    yield Op(q.copy_stage, rows, "copy")
+    yield Op(q.merge_stage)
+    yield Op(q.clear_stage)
+    yield COMMIT
 
 
 def plan_list(

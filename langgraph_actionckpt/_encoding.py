@@ -44,7 +44,12 @@ _ESCAPED = re.compile(r"\\(\\|0|u[0-9a-f]{4})")
 
 
 def _escape_str(value: str) -> str:
-    if not value or (value[0] != MARK and _NEEDS_ESCAPE.search(value) is None):
+    if not value:
+        return value
+    if value.isascii():  # fast path (C): only NUL can need escaping
+        if "\x00" not in value:
+            return value
+    elif value[0] != MARK and _NEEDS_ESCAPE.search(value) is None:
         return value
     out = value.replace("\\", "\\\\").replace("\x00", "\\0")
     out = re.sub("[\\ud800-\\udfff]", lambda m: f"\\u{ord(m.group()):04x}", out)

@@ -37,6 +37,9 @@ def merge_records(records: Sequence[ActionRecord]) -> list[ActionRecord]:
     Later non-None fields win, except that a terminal status is never replaced
     by a non-terminal one (a late ``running`` never undoes ``completed``).
     """
+    keys = {(r.thread_id, r.action_id) for r in records}
+    if len(keys) == len(records):  # nothing to fold (the common case)
+        return list(records)
     merged: dict[tuple[str, str], ActionRecord] = {}
     for rec in records:
         key = (rec.thread_id, rec.action_id)

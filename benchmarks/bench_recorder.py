@@ -1,0 +1,206 @@
+"""Cost of recording actions: the callback handler's overhead on the caller's path,
+and the sustained throughput of the batched writer into PostgreSQL.
+
+Run::
+
+    python -m benchmarks.bench_recorder [--dsn DSN] [--actions 20000] [--quick]
+
+Measures, for the sync handler (ActionSaver) and the async handler
+(AsyncActionSaver):
+
+* caller-path overhead per recorded action: the time the handler's
+  ``on_tool_start`` + ``on_tool_end`` pair takes in the caller (what a graph
+  pays per tool call; the row is queued, the I/O happens in the background),
+  as the median over batches;
+* sustained throughput: N actions of ~1 KB (input + output) recorded through
+  the handler, from the first event until every row is committed (the writer
+  flushed), in actions per second;
+* the floor for comparison: COPY of the same rows into a scratch table.
+
+Targets (issue: the action log): median <= 50 us per action on the caller's
+path; >= 20,000 actions/s sustained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import time
+import uuid
+from typing import Any
+
+import psycopg
+from rich.console import Console
+from rich.table import Table
+
+from langgraph_actionckpt import (
+    ActionCallbackHandler,
+    ActionSaver,
+    AsyncActionCallbackHandler,
+    AsyncActionSaver,
+)
+from langgraph_actionckpt.embedded import embedded_dsn
+
+_RNG = random.Random(7)
+_WORDS = ["".join(_RNG.choice("abcdefghijklmnop") for _ in range(6)) for _ in range(2000)]
+
+
+def _text(n: int) -> str:
+    out: list[str] = []
+    size = 0
+    while size < n:
+        w = _RNG.choice(_WORDS)
+        out.append(w)
+        size += len(w) + 1
+    return " ".join(out)[:n]
+
+
+def _events(n: int) -> list[tuple[str, dict[str, Any], str]]:
+    """(run_id, inputs, output) for n tool calls of ~1 KB input+output."""
+    return [(str(uuid.uuid4()), {"query": _text(500)}, _text(500)) for _ in range(n)]
+
+
+META = {
+    "thread_id": "bench-thread",
+    "langgraph_node": "tools",
+    "langgraph_step": 3,
+    "langgraph_checkpoint_ns": "tools:00000000-0000-0000-0000-000000000001",
+}
+
+
+def _drop(dsn: str, schema: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            psycopg.sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(psycopg.sql.Identifier(schema))
+        )
+
+
+def _count(dsn: str, schema: str) -> int:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(
+            psycopg.sql.SQL("SELECT count(*) FROM {}.actions").format(psycopg.sql.Identifier(schema))
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+
+def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
+    schema = f"bench_rec_{os.getpid()}_s"
+    _drop(dsn, schema)
+    try:
+        with ActionSaver.from_conn_string(dsn, schema=schema, replay=False) as saver:
+            saver.setup()
+            handler = ActionCallbackHandler(saver)
+            events = _events(n)
+            per_action: list[float] = []
+            t_start = time.perf_counter()
+            for i in range(0, n, batch):
+                chunk = events[i : i + batch]
+                t0 = time.perf_counter()
+                for run_id, inputs, output in chunk:
+                    rid = uuid.UUID(run_id)
+                    handler.on_tool_start(
+                        {"name": "search"}, str(inputs), run_id=rid, parent_run_id=None,
+                        metadata=META, inputs=inputs, tool_call_id=f"call_{run_id[:8]}",
+                    )
+                    handler.on_tool_end(output, run_id=rid)
+                per_action.append((time.perf_counter() - t0) / len(chunk))
+            saver.writer.flush()
+            elapsed = time.perf_counter() - t_start
+            stored = _count(dsn, schema)
+        assert stored == n, (stored, n)
+        return {
+            "caller_us_median": statistics.median(per_action) * 1e6,
+            "caller_us_p90": statistics.quantiles(per_action, n=10)[-1] * 1e6,
+            "throughput": n / elapsed,
+        }
+    finally:
+        _drop(dsn, schema)
+
+
+async def _bench_async(dsn: str, n: int, batch: int) -> dict[str, float]:
+    schema = f"bench_rec_{os.getpid()}_a"
+    _drop(dsn, schema)
+    try:
+        async with AsyncActionSaver.from_conn_string(dsn, schema=schema, replay=False) as saver:
+            await saver.setup()
+            handler = AsyncActionCallbackHandler(saver)
+            events = _events(n)
+            per_action: list[float] = []
+            t_start = time.perf_counter()
+            for i in range(0, n, batch):
+                chunk = events[i : i + batch]
+                t0 = time.perf_counter()
+                for run_id, inputs, output in chunk:
+                    rid = uuid.UUID(run_id)
+                    await handler.on_tool_start(
+                        {"name": "search"}, str(inputs), run_id=rid, parent_run_id=None,
+                        metadata=META, inputs=inputs, tool_call_id=f"call_{run_id[:8]}",
+                    )
+                    await handler.on_tool_end(output, run_id=rid)
+                per_action.append((time.perf_counter() - t0) / len(chunk))
+                await asyncio.sleep(0)  # let the writer task run, as a graph would
+            await saver.writer.aflush()
+            elapsed = time.perf_counter() - t_start
+            stored = await asyncio.to_thread(_count, dsn, schema)
+        assert stored == n, (stored, n)
+        return {
+            "caller_us_median": statistics.median(per_action) * 1e6,
+            "caller_us_p90": statistics.quantiles(per_action, n=10)[-1] * 1e6,
+            "throughput": n / elapsed,
+        }
+    finally:
+        _drop(dsn, schema)
+
+
+def bench_copy_floor(dsn: str, n: int) -> float:
+    rows = [(str(uuid.uuid4()), _text(500), _text(500)) for _ in range(n)]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE TEMP TABLE floor_rows (id text, input jsonb, output jsonb)")
+        t0 = time.perf_counter()
+        with conn.cursor() as cur:
+            for i in range(0, n, 500):
+                with conn.transaction(), cur.copy("COPY floor_rows FROM STDIN") as copy:
+                    for rid, a, b in rows[i : i + 500]:
+                        copy.write_row((rid, psycopg.types.json.Jsonb({"q": a}), psycopg.types.json.Jsonb(b)))
+        return n / (time.perf_counter() - t0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dsn", default=os.environ.get("ACTIONCKPT_DSN"))
+    parser.add_argument("--actions", type=int, default=20_000)
+    parser.add_argument("--batch", type=int, default=200)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    n = 2_000 if args.quick else args.actions
+    dsn = args.dsn or embedded_dsn()
+    sync = bench_sync(dsn, n, args.batch)
+    asyn = asyncio.run(_bench_async(dsn, n, args.batch))
+    floor = bench_copy_floor(dsn, n)
+    table = Table(title=f"recording {n:,} tool-call actions (~1 KB each)")
+    for col in ("handler", "caller path median", "caller path p90", "sustained", "target"):
+        table.add_column(col)
+    table.add_row(
+        "ActionCallbackHandler", f"{sync['caller_us_median']:.1f} us",
+        f"{sync['caller_us_p90']:.1f} us", f"{sync['throughput']:,.0f} actions/s",
+        "<= 50 us, >= 20,000/s",
+    )
+    table.add_row(
+        "AsyncActionCallbackHandler", f"{asyn['caller_us_median']:.1f} us",
+        f"{asyn['caller_us_p90']:.1f} us", f"{asyn['throughput']:,.0f} actions/s",
+        "<= 50 us, >= 20,000/s",
+    )
+    table.add_row("COPY floor (no handler)", "", "", f"{floor:,.0f} rows/s", "")
+    Console().print(table)
+    ok = all(
+        r["caller_us_median"] <= 50 and r["throughput"] >= 20_000 for r in (sync, asyn)
+    )
+    print("targets met:", "yes" if ok else "no")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

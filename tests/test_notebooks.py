@@ -1,0 +1,104 @@
+"""Every notebook runs offline, top to bottom, with the ``python3`` kernel of this interpreter.
+
+Each notebook reads ``ACTIONCKPT_DSN`` (set here to the embedded test server)
+and ``ACTIONCKPT_SCHEMA`` (a fresh schema, dropped afterwards). Notebooks are
+stored without outputs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import psycopg
+import pytest
+from psycopg import sql
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def ensure_kernel() -> None:
+    """Install the ``python3`` kernelspec for this interpreter if it is missing (fresh CI)."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec("python3")
+        exe = spec.argv[0]
+        if exe in ("python", "python3") or Path(exe).resolve() == Path(sys.executable).resolve():
+            return
+    except NoSuchKernel:
+        pass
+    subprocess.run(
+        [sys.executable, "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3"],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def notebook_env(pg18_dsn: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    schema = f"nb_{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("ACTIONCKPT_DSN", pg18_dsn)
+    monkeypatch.setenv("ACTIONCKPT_SCHEMA", schema)
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    for key in list(os.environ):
+        if key.startswith("OPENAI_"):
+            monkeypatch.delenv(key)  # offline: the scripted model
+    yield schema
+    with psycopg.connect(pg18_dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+def test_notebooks_exist() -> None:
+    names = [p.name for p in ALL]
+    for want in (
+        "01_crash_and_resume.ipynb",
+        "02_monitoring_and_sql.ipynb",
+        "03_non_idempotent_actions.ipynb",
+    ):
+        assert want in names
+
+
+@pytest.mark.parametrize("path", ALL, ids=[p.stem for p in ALL])
+def test_stored_without_outputs(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python3"
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, path.name
+
+
+@pytest.mark.parametrize("path", ALL, ids=[p.stem for p in ALL])
+def test_notebook_runs(path: Path, notebook_env: str) -> None:
+    from nbclient import NotebookClient
+
+    ensure_kernel()
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        allow_errors=False,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
+    client.execute()  # raises CellExecutionError on the first failing cell
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
+    assert not errors
+    if path.stem.startswith("01"):
+        images = [
+            o
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+            if "image/png" in o.get("data", {})
+        ]
+        assert images, "the timeline picture is shown inline"

@@ -136,6 +136,13 @@ _PG_TYPES = {
 # Fields an upsert may fill in later (a completion after a start); identity
 # fields (task, node, type) come from whichever write arrives first.
 _UPDATE_ON_CONFLICT = (
+    "name",
+    "node",
+    "agent_id",
+    "task_id",
+    "step",
+    "run_id",
+    "checkpoint_id",
     "status",
     "attempt",
     "replayed",
@@ -164,7 +171,12 @@ _UPDATE_ON_CONFLICT = (
 def _update_expr(column: str) -> sql.Composable:
     c = sql.Identifier(column)
     if column == "status":
-        return sql.SQL("{c} = EXCLUDED.{c}").format(c=c)
+        # a late "running" never undoes a terminal status, except for a new attempt
+        return sql.SQL(
+            "status = CASE WHEN a.status IN ('pending', 'running') "
+            "OR EXCLUDED.status NOT IN ('pending', 'running') "
+            "OR EXCLUDED.attempt > a.attempt THEN EXCLUDED.status ELSE a.status END"
+        )
     if column == "replayable":
         # Only a new attempt makes an action replayable again: a late row of the
         # same attempt (a callback's join row) never undoes "not replayable".
@@ -248,9 +260,6 @@ class ActionQueries:
             INSERT INTO {s}.actions AS a ({cols})
             SELECT {exprs} FROM ({source}) AS x
             ON CONFLICT (thread_id, action_id) DO UPDATE SET {sets}
-            WHERE a.status IN ('pending', 'running')
-               OR EXCLUDED.status NOT IN ('pending', 'running')
-               OR EXCLUDED.attempt > a.attempt
             """,
             cols=cols,
             exprs=exprs,

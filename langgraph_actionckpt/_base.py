@@ -110,7 +110,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         delta_policy: DeltaPolicy | None = None,
         delta_cache_bytes: int = 64 * 1024 * 1024,
         replay: bool = True,
-        durable_timeout: float = 1.0,
+        durable_timeout: float = 5.0,
         durable_writes: bool = False,
         lease: str = "wait",
         lease_timeout: float = 300.0,
@@ -379,7 +379,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         if isinstance(params["step"], int):
             if len(self._steps) > 10_000:
                 self._steps.clear()
-            self._steps[(thread_id, ns, checkpoint["id"])] = params["step"]
+            self._steps[(thread_id, ns, str(checkpoint["id"]))] = params["step"]
         return {
             "configurable": {
                 "thread_id": conf["thread_id"],
@@ -467,11 +467,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         actions = []
         if self.record_nodes:
             metadata = config.get("metadata") or {}
-            step = (
-                self._steps[(thread_id, ns, checkpoint_id)] + 1
-                if (thread_id, ns, checkpoint_id) in self._steps
-                else _step_after(checkpoint_id)
-            )
+            known = self._steps.get((thread_id, ns, str(checkpoint_id)))
+            step = known + 1 if known is not None else _step_after(checkpoint_id)
             for a_id, a_type, a_name, a_status, a_output, a_error in self._node_actions(
                 task_id, task_path, writes
             ):
@@ -591,7 +588,10 @@ class SaverCore(BaseCheckpointSaver[str]):
     ) -> list[tuple[str, str, str | None, str, str | None, str | None]]:
         """The ``node`` row of a finished task and a ``branch`` row per routing write."""
         node = _node_from_path(task_path)
-        if node is None or node.startswith("__"):
+        # A Send task's path names no node; its row still completes (the callback
+        # handler's row for the task carries the name).
+        is_push = task_path.lstrip("~").startswith("__pregel_push")
+        if (node is None and not is_push) or (node is not None and node.startswith("__")):
             return []
         channels = [c for c, _ in writes]
         error = next((v for c, v in writes if c == ERROR), None)
@@ -611,7 +611,9 @@ class SaverCore(BaseCheckpointSaver[str]):
             if error is not None
             else None
         )
-        rows = [(f"{task_id}:node", "node", node, status, _json(summary), err_json)]
+        rows: list[tuple[str, str, str | None, str, str | None, str | None]] = [
+            (f"{task_id}:node", "node", node, status, _json(summary), err_json)
+        ]
         routes = summary["routes"]
         if routes or summary["sends"]:
             rows.append(
@@ -1007,10 +1009,10 @@ def _bind_calls(params: dict[str, Any], calls: Sequence[_WriteCall]) -> tuple[in
     seen_actions: dict[tuple[str, str], int] = {}
     for call in calls:
         for row in call.actions:
-            key = (row[0], row[1])
-            i = seen_actions.get(key, n_a)
+            action_key = (row[0], row[1])
+            i = seen_actions.get(action_key, n_a)
             if i == n_a:
-                seen_actions[key] = n_a
+                seen_actions[action_key] = n_a
                 n_a += 1
             for name, value in zip(_A_FIELDS, row, strict=True):
                 params[f"a{i}_{name}"] = value

@@ -253,10 +253,11 @@ class AsyncDriver:
                 yield conn
         else:
             async with self.lock:
-                if self.conn.closed and self.reconnect is not None:
-                    self.conn = await self.reconnect()
-                    configure_connection(self.conn)
-                yield self.conn
+                conn = self.conn
+                if conn.closed and self.reconnect is not None:
+                    conn = self.conn = await self.reconnect()
+                    configure_connection(conn)
+                yield conn
 
     async def run(self, factory: PlanFactory[T], *, pipeline: bool | None = None) -> T:
         """Run the plan made by ``factory``; retry once on a fresh connection if ours broke."""
@@ -283,8 +284,9 @@ class AsyncDriver:
         try:
             await conn.close()
         finally:
-            self.conn = await self.reconnect()
-            configure_connection(self.conn)
+            fresh: psycopg.AsyncConnection[Any] = await self.reconnect()
+            self.conn = fresh
+            configure_connection(fresh)
 
     async def _run_on(
         self, conn: psycopg.AsyncConnection[Any], plan: Plan[T], pipeline: bool | None = None

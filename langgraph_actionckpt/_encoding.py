@@ -241,7 +241,7 @@ def from_jsonable(value: Any) -> Any:
     kind = value.get(TAG)
     if kind is None or not isinstance(kind, str):
         return {_unescape_str(k): from_jsonable(v) for k, v in value.items()}
-    inner = value.get("v")
+    inner: Any = value.get("v")
     if kind == "dict":
         return {_unescape_str(k): from_jsonable(v) for k, v in inner.items()}
     if kind == "map":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -118,6 +120,7 @@ class AsyncActionSaver(SaverCore):
     ) -> AsyncIterator[AsyncActionSaver]:
         """Open a saver from a connection string (see ``ActionSaver.from_conn_string``)."""
         conninfo = dsn or env_dsn() or await asyncio.to_thread(embedded_dsn)
+        assert conninfo is not None
         ckw = connect_kwargs(prepare_threshold)
         if pool_size <= 0:
 
@@ -255,7 +258,7 @@ class AsyncActionSaver(SaverCore):
         run_id: str | None = None,
         task_id: str | None = None,
         limit: int | None = None,
-    ) -> list[ActionRecord]:
+    ) -> builtins.list[ActionRecord]:
         """Actions of a thread (or all threads) in recorded order (see ``ActionSaver``)."""
         return await self._run(
             lambda: plan_list(
@@ -340,7 +343,7 @@ class AsyncActionSaver(SaverCore):
         """Sync :meth:`aresolve_action`."""
         self._sync(self.aresolve_action(thread_id, action_id, **kwargs))
 
-    def list_actions(self, thread_id: str | None = None, **kwargs: Any) -> list[ActionRecord]:
+    def list_actions(self, thread_id: str | None = None, **kwargs: Any) -> builtins.list[ActionRecord]:
         """Sync :meth:`alist_actions`, for use from threads other than the loop's."""
         return self._sync(self.alist_actions(thread_id, **kwargs))  # type: ignore[no-any-return]
 

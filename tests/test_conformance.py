@@ -41,11 +41,16 @@ class SyncOnlyAdapter(BaseCheckpointSaver[str]):
         for item in self.inner.list(config, **kwargs):
             yield item
 
-    async def aput(self, config: RunnableConfig, checkpoint: Any, metadata: Any, new_versions: Any) -> RunnableConfig:  # noqa: E501
+    async def aput(
+        self, config: RunnableConfig, checkpoint: Any, metadata: Any, new_versions: Any
+    ) -> RunnableConfig:  # noqa: E501
         return self.inner.put(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(
-        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
         task_path: str = "",
     ) -> None:
         self.inner.put_writes(config, writes, task_id, task_path)

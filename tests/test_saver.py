@@ -198,9 +198,7 @@ def test_terminated_backend_between_supersteps(dsn: str, schema: str, pool_size:
 
 
 async def test_terminated_backend_async(dsn: str, schema: str) -> None:
-    async with AsyncActionSaver.from_conn_string(
-        dsn, schema=schema, pool_size=0
-    ) as saver:
+    async with AsyncActionSaver.from_conn_string(dsn, schema=schema, pool_size=0) as saver:
         await saver.setup()
         graph = _looping_graph(4).compile(checkpointer=saver)
         config = {"configurable": {"thread_id": "k"}}
@@ -260,15 +258,19 @@ def test_user_supplied_connection_and_pool(dsn: str, schema: str) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         saver = ActionSaver(conn, schema=schema)
         saver.setup()
-        out = _looping_graph(3).compile(checkpointer=saver).invoke(
-            {"items": [], "n": 0}, {"configurable": {"thread_id": "c"}}
+        out = (
+            _looping_graph(3)
+            .compile(checkpointer=saver)
+            .invoke({"items": [], "n": 0}, {"configurable": {"thread_id": "c"}})
         )
         assert out["n"] == 3
         saver.close()
     with ConnectionPool(dsn, kwargs={"autocommit": True}, min_size=1, max_size=2) as pool:
         saver = ActionSaver(pool, schema=schema)
-        state = _looping_graph(3).compile(checkpointer=saver).get_state(
-            {"configurable": {"thread_id": "c"}}
+        state = (
+            _looping_graph(3)
+            .compile(checkpointer=saver)
+            .get_state({"configurable": {"thread_id": "c"}})
         )
         assert state.values["n"] == 3
         saver.close()

@@ -961,7 +961,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             if row[4] in remaining_at.get(row[0], ()):
                 per_ckpt.setdefault(row[0], []).append(row)
         for cid in sorted(per_ckpt, key=lambda c: -order[c]):  # oldest ancestor first
-            for _cid, task_id, task_path, idx, channel, type_, blob in sorted(
+            for _cid, task_id, _path, _idx, channel, type_, blob in sorted(
                 per_ckpt[cid], key=lambda r: (r[2], r[1], r[3])
             ):
                 collected[_u(channel)].append((_u(task_id), _u(channel), self._loads(type_, blob)))

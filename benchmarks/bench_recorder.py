@@ -74,14 +74,18 @@ META = {
 def _drop(dsn: str, schema: str) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(
-            psycopg.sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(psycopg.sql.Identifier(schema))
+            psycopg.sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                psycopg.sql.Identifier(schema)
+            )
         )
 
 
 def _count(dsn: str, schema: str) -> int:
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(
-            psycopg.sql.SQL("SELECT count(*) FROM {}.actions").format(psycopg.sql.Identifier(schema))
+            psycopg.sql.SQL("SELECT count(*) FROM {}.actions").format(
+                psycopg.sql.Identifier(schema)
+            )
         ).fetchone()
         return int(row[0]) if row else 0
 
@@ -102,8 +106,13 @@ def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
                 for run_id, inputs, output in chunk:
                     rid = uuid.UUID(run_id)
                     handler.on_tool_start(
-                        {"name": "search"}, str(inputs), run_id=rid, parent_run_id=None,
-                        metadata=META, inputs=inputs, tool_call_id=f"call_{run_id[:8]}",
+                        {"name": "search"},
+                        str(inputs),
+                        run_id=rid,
+                        parent_run_id=None,
+                        metadata=META,
+                        inputs=inputs,
+                        tool_call_id=f"call_{run_id[:8]}",
                     )
                     handler.on_tool_end(output, run_id=rid)
                 per_action.append((time.perf_counter() - t0) / len(chunk))
@@ -136,8 +145,13 @@ async def _bench_async(dsn: str, n: int, batch: int) -> dict[str, float]:
                 for run_id, inputs, output in chunk:
                     rid = uuid.UUID(run_id)
                     await handler.on_tool_start(
-                        {"name": "search"}, str(inputs), run_id=rid, parent_run_id=None,
-                        metadata=META, inputs=inputs, tool_call_id=f"call_{run_id[:8]}",
+                        {"name": "search"},
+                        str(inputs),
+                        run_id=rid,
+                        parent_run_id=None,
+                        metadata=META,
+                        inputs=inputs,
+                        tool_call_id=f"call_{run_id[:8]}",
                     )
                     await handler.on_tool_end(output, run_id=rid)
                 per_action.append((time.perf_counter() - t0) / len(chunk))
@@ -164,7 +178,9 @@ def bench_copy_floor(dsn: str, n: int) -> float:
             for i in range(0, n, 500):
                 with conn.transaction(), cur.copy("COPY floor_rows FROM STDIN") as copy:
                     for rid, a, b in rows[i : i + 500]:
-                        copy.write_row((rid, psycopg.types.json.Jsonb({"q": a}), psycopg.types.json.Jsonb(b)))
+                        copy.write_row(
+                            (rid, psycopg.types.json.Jsonb({"q": a}), psycopg.types.json.Jsonb(b))
+                        )
         return n / (time.perf_counter() - t0)
 
 
@@ -184,20 +200,22 @@ def main(argv: list[str] | None = None) -> int:
     for col in ("handler", "caller path median", "caller path p90", "sustained", "target"):
         table.add_column(col)
     table.add_row(
-        "ActionCallbackHandler", f"{sync['caller_us_median']:.1f} us",
-        f"{sync['caller_us_p90']:.1f} us", f"{sync['throughput']:,.0f} actions/s",
+        "ActionCallbackHandler",
+        f"{sync['caller_us_median']:.1f} us",
+        f"{sync['caller_us_p90']:.1f} us",
+        f"{sync['throughput']:,.0f} actions/s",
         "<= 50 us, >= 20,000/s",
     )
     table.add_row(
-        "AsyncActionCallbackHandler", f"{asyn['caller_us_median']:.1f} us",
-        f"{asyn['caller_us_p90']:.1f} us", f"{asyn['throughput']:,.0f} actions/s",
+        "AsyncActionCallbackHandler",
+        f"{asyn['caller_us_median']:.1f} us",
+        f"{asyn['caller_us_p90']:.1f} us",
+        f"{asyn['throughput']:,.0f} actions/s",
         "<= 50 us, >= 20,000/s",
     )
     table.add_row("COPY floor (no handler)", "", "", f"{floor:,.0f} rows/s", "")
     Console().print(table)
-    ok = all(
-        r["caller_us_median"] <= 50 and r["throughput"] >= 20_000 for r in (sync, asyn)
-    )
+    ok = all(r["caller_us_median"] <= 50 and r["throughput"] >= 20_000 for r in (sync, asyn))
     print("targets met:", "yes" if ok else "no")
     return 0
 

@@ -361,7 +361,7 @@ def _make_row_fn() -> Any:
             parts.append(f"r.{c}")
     src = "def row(r):\n    return (" + ", ".join(parts) + ",)\n"
     scope: dict[str, Any] = {"_dumps": _encoding.dumps, "_esc": _encoding.escape_text}
-    exec(src, scope)  # noqa: S102 - code generated from our own column names only
+    exec(src, scope)
     return scope["row"]
 
 

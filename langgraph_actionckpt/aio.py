@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import builtins
-
 import asyncio
+import builtins
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -343,7 +342,9 @@ class AsyncActionSaver(SaverCore):
         """Sync :meth:`aresolve_action`."""
         self._sync(self.aresolve_action(thread_id, action_id, **kwargs))
 
-    def list_actions(self, thread_id: str | None = None, **kwargs: Any) -> builtins.list[ActionRecord]:
+    def list_actions(
+        self, thread_id: str | None = None, **kwargs: Any
+    ) -> builtins.list[ActionRecord]:
         """Sync :meth:`alist_actions`, for use from threads other than the loop's."""
         return self._sync(self.alist_actions(thread_id, **kwargs))  # type: ignore[no-any-return]
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import builtins
-
 import asyncio
+import builtins
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager

@@ -43,7 +43,7 @@ class SyncOnlyAdapter(BaseCheckpointSaver[str]):
 
     async def aput(
         self, config: RunnableConfig, checkpoint: Any, metadata: Any, new_versions: Any
-    ) -> RunnableConfig:  # noqa: E501
+    ) -> RunnableConfig:
         return self.inner.put(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(

@@ -161,13 +161,20 @@ def test_non_serializable_value_is_a_clear_error(saver: ActionSaver) -> None:
 # --------------------------------------------------------------- dropped connections
 
 
+def _tagged(dsn: str, schema: str) -> str:
+    """The DSN with an application_name, so a test kills only its own backends."""
+    sep = "&" if "?" in dsn else "?"
+    return f"{dsn}{sep}application_name={schema}"
+
+
 def _terminate_backends(dsn: str, schema: str) -> int:
-    # kill every other backend connected to this database (the saver's)
+    # kill the saver's backends (tagged with the schema name), as a server restart would
     rows = fetch(
         dsn,
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-        "AND backend_type = 'client backend'",
+        "AND application_name = %s",
+        (schema,),
     )
     return len(rows)
 
@@ -186,7 +193,7 @@ def test_terminated_backend_between_supersteps(dsn: str, schema: str, pool_size:
     builder.add_edge(START, "step")
     builder.add_conditional_edges("step", lambda s: END if s["n"] >= 6 else "step")
     with ActionSaver.from_conn_string(
-        dsn, schema=schema, pool_size=pool_size, pool_check=False
+        _tagged(dsn, schema), schema=schema, pool_size=pool_size, pool_check=False
     ) as saver:
         saver.setup()
         graph = builder.compile(checkpointer=saver)
@@ -198,7 +205,9 @@ def test_terminated_backend_between_supersteps(dsn: str, schema: str, pool_size:
 
 
 async def test_terminated_backend_async(dsn: str, schema: str) -> None:
-    async with AsyncActionSaver.from_conn_string(dsn, schema=schema, pool_size=0) as saver:
+    async with AsyncActionSaver.from_conn_string(
+        _tagged(dsn, schema), schema=schema, pool_size=0
+    ) as saver:
         await saver.setup()
         graph = _looping_graph(4).compile(checkpointer=saver)
         config = {"configurable": {"thread_id": "k"}}

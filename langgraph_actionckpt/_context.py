@@ -87,12 +87,15 @@ current_action_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 
-def _execution_counters(conf: dict[str, Any]) -> dict[Any, Any]:
-    """A dict that lives exactly as long as this execution of the task.
+def _execution_counters(conf: dict[str, Any], attempt: int) -> dict[Any, Any]:
+    """A dict that lives exactly as long as this attempt of this execution of the task.
 
     Each prepared task gets its own writes deque, and ``__pregel_send`` is its
     bound ``extend``; nodes with a timeout get a per-attempt closure instead.
     Either object identifies this execution and is weak-referenceable.
+    A RetryPolicy retry reuses the deque, so counters are kept per attempt: the
+    retry's n-th request gets the same key as the failed attempt's, and what
+    that attempt completed is replayed instead of executed again.
     """
     send = conf.get("__pregel_send")
     if send is None:
@@ -107,7 +110,8 @@ def _execution_counters(conf: dict[str, Any]) -> dict[Any, Any]:
                 return {}
             _counters[key] = {}
             weakref.finalize(owner, _counters.pop, key, None)
-        return _counters[key]
+        per_attempt: dict[Any, Any] = _counters[key]
+        return per_attempt.setdefault(attempt, {})  # type: ignore[no-any-return]
 
 
 def agent_id_for(graph_ns: str, metadata: dict[str, Any] | None = None) -> str:
@@ -152,6 +156,7 @@ def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
     task_ns = info.checkpoint_ns or ""
     graph_ns = task_ns.rsplit("|", 1)[0] if "|" in task_ns else ""
     step = metadata.get("langgraph_step")
+    attempt = int(info.node_attempt or 1)
     return TaskScope(
         saver=checkpointer,
         thread_id=str(conf.get("thread_id")),
@@ -163,11 +168,11 @@ def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
         or (info.checkpoint_id,),
         node=metadata.get("langgraph_node"),
         step=step if isinstance(step, int) else None,
-        attempt=int(info.node_attempt or 1),
+        attempt=attempt,
         durability=durability,
         run_id=str(info.run_id) if info.run_id else _str(metadata.get("run_id")),
         agent_id=agent_id_for(graph_ns, metadata),
-        counters=_execution_counters(conf),
+        counters=_execution_counters(conf, attempt),
     )
 
 

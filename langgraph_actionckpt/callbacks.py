@@ -43,6 +43,7 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import LLMResult
 
+from . import _lease
 from ._actions import ActionRecord
 from ._base import SaverCore
 from ._context import agent_id_for
@@ -115,6 +116,8 @@ class _Recorder:
         self.saver = saver
         self.record_chains = record_chains
         self._runs: dict[str, _Run] = {}
+        # root run id -> thread id whose lease that run took
+        self._leases: dict[str, str] = {}
 
     # -------------------------------------------------------------- helpers
 
@@ -179,6 +182,7 @@ class _Recorder:
             or run.thread_id is None
             or ns_node != run_name
             or meta.get("langgraph_node") != run_name
+            or str(run_name).startswith("__")  # __start__ and friends: LangGraph plumbing
         ):
             return
         # This run is the node itself: its row is the saver's `node` row.
@@ -189,6 +193,18 @@ class _Recorder:
         if isinstance(inputs, dict):
             record.input = {"keys": sorted(str(k) for k in inputs)}
         self._enqueue(record)
+
+    @staticmethod
+    def root_thread(parent_run_id: UUID | None, metadata: dict[str, Any] | None) -> str | None:
+        """The thread a root run (one with no parent) runs, if any: the one to lease."""
+        if parent_run_id is not None or not metadata:
+            return None
+        tid = metadata.get("thread_id")
+        return None if tid is None else str(tid)
+
+    def lease_end(self, run_id: UUID) -> str | None:
+        """The thread whose lease this root run holds (forgotten on the way out)."""
+        return self._leases.pop(str(run_id), None)
 
     def chain_end(self, run_id: UUID, parent_run_id: UUID | None) -> bool:
         """Returns True when the root run ended (time to flush)."""
@@ -350,7 +366,10 @@ class _Recorder:
         if joined is not None:
             record = self._base(run, rid, "tool_call", joined[1])
             record.name = None
-            record.status = "completed"
+            # on_tool_end fires inside the tool run, before the replay layer logs the
+            # output: a live call's row must not read "completed" (with no output)
+            # if a flush takes this row first and the process dies in between.
+            record.status = "completed" if joined[2] else "running"
             record.meta = run.meta
             self._enqueue(record)
             return
@@ -376,7 +395,13 @@ class _Recorder:
             return
         joined = run_registry.pop(rid, None)
         if joined is not None:
-            return  # the replay layer logged the failure itself
+            # The replay layer logged the failure itself; add what only callbacks see.
+            record = self._base(run, rid, "tool_call", joined[1])
+            record.name = None
+            record.status = "failed" if joined[2] else "running"  # see tool_end
+            record.meta = run.meta
+            self._enqueue(record)
+            return
         record = self._base(run, rid, "tool_call", self._own_id(run, "tool_call", rid))
         record.replayable = False
         record.input = run.input
@@ -485,7 +510,10 @@ class ActionCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        """Record a node start."""
+        """Record a node start; a root run with a thread takes the thread's lease first."""
+        thread_id = self._rec.root_thread(parent_run_id, metadata)
+        if thread_id is not None and _lease.acquire(self.saver, thread_id):
+            self._rec._leases[str(run_id)] = thread_id
         self._rec.chain_start(
             serialized, run_id, parent_run_id, metadata, kwargs.get("name"), inputs
         )
@@ -493,9 +521,12 @@ class ActionCallbackHandler(BaseCallbackHandler):
     def on_chain_end(
         self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        """Flush when the root run ends."""
+        """Flush when the root run ends, then release its lease."""
         if self._rec.chain_end(run_id, parent_run_id):
-            self.flush()
+            try:
+                self.flush()
+            finally:
+                self._release(run_id)
 
     def on_chain_error(
         self,
@@ -505,9 +536,17 @@ class ActionCallbackHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        """Record a node failure; flush when the root run fails."""
+        """Record a node failure; flush when the root run fails, then release its lease."""
         if self._rec.chain_error(error, run_id, parent_run_id):
-            self.flush()
+            try:
+                self.flush()
+            finally:
+                self._release(run_id)
+
+    def _release(self, run_id: UUID) -> None:
+        thread_id = self._rec.lease_end(run_id)
+        if thread_id is not None:
+            _lease.release(self.saver, thread_id)
 
     def on_chat_model_start(
         self,
@@ -646,7 +685,10 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        """Record a node start."""
+        """Record a node start; a root run with a thread takes the thread's lease first."""
+        thread_id = self._rec.root_thread(parent_run_id, metadata)
+        if thread_id is not None and await _lease.aacquire(self.saver, thread_id):
+            self._rec._leases[str(run_id)] = thread_id
         self._rec.chain_start(
             serialized, run_id, parent_run_id, metadata, kwargs.get("name"), inputs
         )
@@ -654,9 +696,12 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
     async def on_chain_end(
         self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        """Flush when the root run ends."""
+        """Flush when the root run ends, then release its lease."""
         if self._rec.chain_end(run_id, parent_run_id):
-            await self.aflush()
+            try:
+                await self.aflush()
+            finally:
+                await self._arelease(run_id)
 
     async def on_chain_error(
         self,
@@ -666,9 +711,17 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        """Record a node failure; flush when the root run fails."""
+        """Record a node failure; flush when the root run fails, then release its lease."""
         if self._rec.chain_error(error, run_id, parent_run_id):
-            await self.aflush()
+            try:
+                await self.aflush()
+            finally:
+                await self._arelease(run_id)
+
+    async def _arelease(self, run_id: UUID) -> None:
+        thread_id = self._rec.lease_end(run_id)
+        if thread_id is not None:
+            await _lease.arelease(self.saver, thread_id)
 
     async def on_chat_model_start(
         self,

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import functools
 import inspect
 import logging
@@ -54,6 +55,7 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration
 from langchain_core.tools import BaseTool, ToolException
 
+from . import _lease
 from ._actions import ActionRecord
 from ._context import TaskScope, current_action_var, replaying, stable_hash, task_scope
 from .errors import InFlightActionError
@@ -103,11 +105,11 @@ class Live:
 
 
 def _rows_of_task(scope: TaskScope) -> dict[str, ActionRecord]:
-    """The task's logged actions, loaded once per execution of the task."""
+    """The task's logged actions, loaded once per attempt of each execution of the task."""
     rows = scope.counters.get("__rows__")
     if rows is None:
         records = scope.saver.list_actions(scope.thread_id, task_id=scope.task_id)
-        rows = {r.action_id: r for r in records}
+        rows = _retry_rule(scope, {r.action_id: r for r in records})
         scope.counters["__rows__"] = rows
     return cast(dict[str, ActionRecord], rows)
 
@@ -116,9 +118,37 @@ async def _arows_of_task(scope: TaskScope) -> dict[str, ActionRecord]:
     rows = scope.counters.get("__rows__")
     if rows is None:
         records = await scope.saver.alist_actions(scope.thread_id, task_id=scope.task_id)
-        rows = {r.action_id: r for r in records}
+        rows = _retry_rule(scope, {r.action_id: r for r in records})
         scope.counters["__rows__"] = rows
     return cast(dict[str, ActionRecord], rows)
+
+
+def _retry_rule(scope: TaskScope, rows: dict[str, ActionRecord]) -> dict[str, ActionRecord]:
+    """On a RetryPolicy retry, the failed attempt's last LLM answer is asked again.
+
+    The retry replays what the failed attempt completed, except the last LLM
+    completion: the node may have failed *because of* it (the same rule the
+    saver applies when a failed task's error is stored).
+    """
+    if scope.attempt <= 1:
+        return rows
+    last = None
+    for rec in rows.values():  # in step_index order
+        if rec.action_type == "llm_completion" and rec.status == "completed" and rec.replayable:
+            last = rec
+    if last is not None:
+        last.replayable = False
+        scope.saver.writer.enqueue(
+            ActionRecord(
+                thread_id=last.thread_id,
+                action_id=last.action_id,
+                action_type=last.action_type,
+                status=last.status,
+                attempt=last.attempt,
+                replayable=False,
+            )
+        )
+    return rows
 
 
 def _decide(
@@ -187,6 +217,10 @@ def begin(
     checkpoint the task was prepared from is made durable (the barrier that
     keeps task ids stable under ``durability="async"``).
     """
+    if not scope.counters.get("__lease__"):
+        # Before the task's rows are read: another worker may be writing them.
+        _lease.acquire(scope.saver, scope.thread_id)
+        scope.counters["__lease__"] = True
     h = stable_hash([kind, name, request])
     action_id = scope.action_id(kind, name, h)
     decided = _decide(scope, _rows_of_task(scope), action_id, kind, name, idempotent, h, input)
@@ -205,6 +239,9 @@ async def abegin(
     scope: TaskScope, kind: str, name: str, request: Any, *, idempotent: bool, input: Any
 ) -> ActionRecord | Live:
     """Async :func:`begin`."""
+    if not scope.counters.get("__lease__"):
+        await _lease.aacquire(scope.saver, scope.thread_id)
+        scope.counters["__lease__"] = True
     h = stable_hash([kind, name, request])
     action_id = scope.action_id(kind, name, h)
     rows = await _arows_of_task(scope)
@@ -221,7 +258,11 @@ async def abegin(
 
 
 def _finish(live: Live, output: Any, error: BaseException | None, **fields: Any) -> ActionRecord:
-    rec = live.record
+    # A new record, never the queued ``running`` one: another thread's flush may
+    # be copying that one right now, and must never see "completed" without
+    # the output (a replay would then serve None).
+    rec = dataclasses.replace(live.record)
+    live.record = rec
     rec.completed_at = _now()
     rec.latency_ms = (time.perf_counter() - live.t0) * 1000.0
     if error is None:
@@ -247,8 +288,28 @@ async def acomplete(live: Live, output: Any, **fields: Any) -> None:
 
 
 def fail(live: Live, error: BaseException) -> None:
-    """Log a live action's failure (failed actions are executed again, never served)."""
-    live.scope.saver.writer.enqueue(_finish(live, None, error))
+    """Log a live action's failure (failed actions are executed again, never served).
+
+    Written now, like a completion: the row must precede the writes LangGraph
+    stores for the task (its ``node``/``branch`` rows), so ``step_index`` order
+    stays causal. Failures are rare, so the round trip costs little.
+    """
+    record = _finish(live, None, error)
+    try:
+        live.scope.saver.writer.write_now(record)
+    except Exception as exc:  # noqa: BLE001 - never mask the action's own error
+        logger.warning("could not log failure of %s now (queued): %s", record.action_id, exc)
+        live.scope.saver.writer.enqueue(record)
+
+
+async def afail(live: Live, error: BaseException) -> None:
+    """Async :func:`fail`."""
+    record = _finish(live, None, error)
+    try:
+        await live.scope.saver.writer.awrite_now(record)
+    except Exception as exc:  # noqa: BLE001 - never mask the action's own error
+        logger.warning("could not log failure of %s now (queued): %s", record.action_id, exc)
+        live.scope.saver.writer.enqueue(record)
 
 
 def error_payload(error: BaseException) -> dict[str, Any]:
@@ -265,14 +326,14 @@ def error_payload(error: BaseException) -> dict[str, Any]:
 def _barrier(scope: TaskScope) -> None:
     if scope.counters.get("__durable__"):
         return
-    scope.saver.wait_durable(scope.checkpoint_ids)
+    scope.saver.wait_durable(scope.checkpoint_ids, scope.durability)
     scope.counters["__durable__"] = True
 
 
 async def _abarrier(scope: TaskScope) -> None:
     if scope.counters.get("__durable__"):
         return
-    await scope.saver.await_durable(scope.checkpoint_ids)
+    await scope.saver.await_durable(scope.checkpoint_ids, scope.durability)
     scope.counters["__durable__"] = True
 
 
@@ -353,6 +414,19 @@ def usage_fields(message: BaseMessage) -> dict[str, Any]:
 _FORCED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "actionckpt_forced_hit", default=None
 )
+# (thread_id, action_id) of the last cache decision in this context: the stream
+# patch joins the callback run of a streamed call to it (the lookup happens
+# before LangChain starts that run, so the lookup itself cannot).
+_LAST: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
+    "actionckpt_last_llm_action", default=None
+)
+
+
+def _serve_forced(forced: list[Any]) -> RETURN_VAL_TYPE:
+    hit, last = forced.pop()
+    if last is not None:
+        _register(pending_llm_run.get(), last[0], last[1], True)
+    return cast(RETURN_VAL_TYPE, hit)
 
 
 class ReplayLLMCache(BaseCache):
@@ -380,6 +454,7 @@ class ReplayLLMCache(BaseCache):
 
     def _hit(self, record: ActionRecord, scope: TaskScope) -> RETURN_VAL_TYPE:
         _register(pending_llm_run.get(), scope.thread_id, record.action_id, True)
+        _LAST.set((scope.thread_id, record.action_id))
         message = record.output
         if not isinstance(message, BaseMessage):
             message = AIMessage(content=str(message))
@@ -389,7 +464,7 @@ class ReplayLLMCache(BaseCache):
         """Serve a logged completion, or note a live one (LangChain then calls the model)."""
         forced = _FORCED.get()
         if forced:
-            return cast(RETURN_VAL_TYPE, forced.pop())
+            return _serve_forced(forced)
         scope = task_scope()
         if scope is None or replaying.get():
             return self.inner.lookup(prompt, llm_string) if self.inner else None
@@ -405,6 +480,7 @@ class ReplayLLMCache(BaseCache):
         if isinstance(decided, ActionRecord):
             return self._hit(decided, scope)
         _register(pending_llm_run.get(), scope.thread_id, decided.record.action_id, False)
+        _LAST.set((scope.thread_id, decided.record.action_id))
         self._pending(scope, decided.record.request_hash or "").append(decided)
         return None
 
@@ -412,7 +488,7 @@ class ReplayLLMCache(BaseCache):
         """Async :meth:`lookup` (no thread hop)."""
         forced = _FORCED.get()
         if forced:
-            return cast(RETURN_VAL_TYPE, forced.pop())
+            return _serve_forced(forced)
         scope = task_scope()
         if scope is None or replaying.get():
             return await self.inner.alookup(prompt, llm_string) if self.inner else None
@@ -428,6 +504,7 @@ class ReplayLLMCache(BaseCache):
         if isinstance(decided, ActionRecord):
             return self._hit(decided, scope)
         _register(pending_llm_run.get(), scope.thread_id, decided.record.action_id, False)
+        _LAST.set((scope.thread_id, decided.record.action_id))
         self._pending(scope, decided.record.request_hash or "").append(decided)
         return None
 
@@ -536,9 +613,12 @@ def _stream(
         yield from _orig_stream(self, input, config, stop=stop, **kwargs)
         return
     prompt, llm_string = _prompt_and_llm_string(self, input, stop, kwargs)
+    _LAST.set(None)
     hit = cache.lookup(prompt, llm_string)
+    last = _LAST.get()
     if hit is not None:
-        token = _FORCED.set([hit])  # invoke() consults the cache once more: serve the same hit
+        # invoke() consults the cache once more: serve the same hit
+        token = _FORCED.set([(hit, last)])
         try:
             message = self.invoke(input, config, stop=stop, **kwargs)
         finally:
@@ -546,7 +626,10 @@ def _stream(
         yield _to_chunk(message)
         return
     chunks: list[AIMessageChunk] = []
+    pending_llm_run.set(None)
     for chunk in _orig_stream(self, input, config, stop=stop, **kwargs):
+        if not chunks and last is not None:  # the callback run has started by now
+            _register(pending_llm_run.get(), last[0], last[1], False)
         chunks.append(chunk)
         yield chunk
     if chunks:
@@ -568,9 +651,11 @@ async def _astream(
             yield chunk
         return
     prompt, llm_string = _prompt_and_llm_string(self, input, stop, kwargs)
+    _LAST.set(None)
     hit = await cache.alookup(prompt, llm_string)
+    last = _LAST.get()
     if hit is not None:
-        token = _FORCED.set([hit])
+        token = _FORCED.set([(hit, last)])
         try:
             message = await self.ainvoke(input, config, stop=stop, **kwargs)
         finally:
@@ -578,7 +663,10 @@ async def _astream(
         yield _to_chunk(message)
         return
     chunks: list[AIMessageChunk] = []
+    pending_llm_run.set(None)
     async for chunk in _orig_astream(self, input, config, stop=stop, **kwargs):
+        if not chunks and last is not None:  # the callback run has started by now
+            _register(pending_llm_run.get(), last[0], last[1], False)
         chunks.append(chunk)
         yield chunk
     if chunks:
@@ -692,7 +780,7 @@ async def _tool_arun(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any)
     try:
         output = await _orig_arun(self, tool_input, *args, **kwargs)
     except BaseException as exc:
-        fail(decided, exc)
+        await afail(decided, exc)
         raise
     finally:
         current_action_var.reset(token2)
@@ -771,7 +859,7 @@ def action(
                 try:
                     result = await afn(*args, **kwargs)
                 except BaseException as exc:
-                    fail(decided, exc)
+                    await afail(decided, exc)
                     raise
                 finally:
                     current_action_var.reset(token)

@@ -104,6 +104,9 @@ def _json(value: Any) -> str:
 class SaverCore(BaseCheckpointSaver[str]):
     """Shared state and plans of both savers. Not used directly."""
 
+    # Provided by the sync and async subclasses (declared for the shared code).
+    writer: Any
+
     def __init__(
         self,
         *,

@@ -152,6 +152,8 @@ def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
     if info is None or not info.task_id:
         return None
     durability = conf.get("__pregel_durability") or "async"
+    if durability == "exit":
+        _warn_exit_durability()
     metadata = config.get("metadata") or {}
     task_ns = info.checkpoint_ns or ""
     graph_ns = task_ns.rsplit("|", 1)[0] if "|" in task_ns else ""
@@ -173,6 +175,26 @@ def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
         run_id=str(info.run_id) if info.run_id else _str(metadata.get("run_id")),
         agent_id=agent_id_for(graph_ns, metadata),
         counters=_execution_counters(conf, attempt),
+    )
+
+
+_exit_warned = False
+
+
+def _warn_exit_durability() -> None:
+    global _exit_warned
+    if _exit_warned:
+        return
+    _exit_warned = True
+    import warnings
+
+    warnings.warn(
+        "a graph checkpointed by langgraph-actionckpt runs with durability='exit': no "
+        "checkpoint is written until the run ends, so task ids are not stable across a crash "
+        "and logged actions cannot be replayed after one. Use durability='async' (the "
+        "default) or 'sync' for per-action resume.",
+        RuntimeWarning,
+        stacklevel=4,
     )
 
 

@@ -114,8 +114,7 @@ class SyncActionWriter(_QueueBase):
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
-        ref = weakref.ref(self)
-        atexit.register(lambda: (w := ref()) is not None and w.close())
+        atexit.register(_close_at_exit, weakref.ref(self))
 
     def enqueue(self, record: ActionRecord) -> None:
         """Queue a row (never blocks on I/O)."""
@@ -189,6 +188,12 @@ class SyncActionWriter(_QueueBase):
             logger.error("action writer: %d rows could not be written: %s", self.depth, exc)
         self._closed = True
         self._wake.set()
+
+
+def _close_at_exit(ref: weakref.ref[SyncActionWriter]) -> None:
+    writer = ref()
+    if writer is not None:
+        writer.close()
 
 
 class AsyncActionWriter(_QueueBase):

@@ -26,6 +26,7 @@ from ._actions import ActionRecord, plan_get, plan_list, plan_upsert, records_to
 from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
 from ._blobs import DeltaPolicy
 from ._driver import AsyncDriver, PlanFactory, T, configure_connection
+from ._lease import release_all
 from ._writer import AsyncActionWriter
 from .embedded import embedded_dsn
 from .saver import connect_kwargs
@@ -327,6 +328,7 @@ class AsyncActionSaver(SaverCore):
             await self.aflush_writes()
         finally:
             await self.writer.aclose()
+            release_all(self)
 
     # ------------------------------------------- sync twins (from other threads)
 

@@ -590,7 +590,7 @@ class ActionCallbackHandler(BaseCallbackHandler):
             kwargs.get("name"),
         )
 
-    def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+    def on_llm_new_token(self, token: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Time to first token."""
         self._rec.llm_token(run_id)
 
@@ -765,7 +765,7 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
             kwargs.get("name"),
         )
 
-    async def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_llm_new_token(self, token: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Time to first token."""
         self._rec.llm_token(run_id)
 

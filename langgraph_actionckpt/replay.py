@@ -108,7 +108,7 @@ def _rows_of_task(scope: TaskScope) -> dict[str, ActionRecord]:
     """The task's logged actions, loaded once per attempt of each execution of the task."""
     rows = scope.counters.get("__rows__")
     if rows is None:
-        records = scope.saver.list_actions(scope.thread_id, task_id=scope.task_id)
+        records = cast(Any, scope.saver).list_actions(scope.thread_id, task_id=scope.task_id)
         rows = _retry_rule(scope, {r.action_id: r for r in records})
         scope.counters["__rows__"] = rows
     return cast(dict[str, ActionRecord], rows)
@@ -117,7 +117,7 @@ def _rows_of_task(scope: TaskScope) -> dict[str, ActionRecord]:
 async def _arows_of_task(scope: TaskScope) -> dict[str, ActionRecord]:
     rows = scope.counters.get("__rows__")
     if rows is None:
-        records = await scope.saver.alist_actions(scope.thread_id, task_id=scope.task_id)
+        records = await cast(Any, scope.saver).alist_actions(scope.thread_id, task_id=scope.task_id)
         rows = _retry_rule(scope, {r.action_id: r for r in records})
         scope.counters["__rows__"] = rows
     return cast(dict[str, ActionRecord], rows)
@@ -840,7 +840,9 @@ def action(
     """
 
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
-        action_name = name or getattr(fn, "__qualname__", getattr(fn, "__name__", "action"))
+        action_name: str = name or str(
+            getattr(fn, "__qualname__", getattr(fn, "__name__", "action"))
+        )
         if inspect.iscoroutinefunction(fn):
             afn = cast(Callable[P, Awaitable[Any]], fn)
 

@@ -27,6 +27,7 @@ from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
 from ._blobs import DeltaPolicy
 from ._driver import PlanFactory as _PlanFactory
 from ._driver import SyncDriver, T, configure_connection
+from ._lease import release_all
 from ._writer import SyncActionWriter
 from .embedded import embedded_dsn
 
@@ -383,6 +384,7 @@ class ActionSaver(SaverCore):
             self.flush_writes()
         finally:
             self.writer.close()
+            release_all(self)
 
     async def aclose(self) -> None:
         """Async :meth:`close`."""

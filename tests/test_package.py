@@ -47,3 +47,10 @@ def test_no_pickle_and_no_sql_string_formatting_in_the_package() -> None:
         text = path.read_text()
         assert "import pickle" not in text and "pickle.loads" not in text, path
         assert not re.search(r"execute\(\s*f[\"']", text), path
+
+
+def test_readme_failed_tool_query_is_the_tested_one() -> None:
+    from .test_actions import FAILED_TOOL_RUNS_SQL
+
+    readme = (ROOT / "README.md").read_text()
+    assert FAILED_TOOL_RUNS_SQL.strip().replace("{schema}", "actionckpt") in readme

@@ -376,7 +376,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         calls = self._take_pending((thread_id, ns))
         counts = _bind_calls(params, calls)
         try:
-            yield Op(self.queries.store(*counts, len(rows), True, False), params)
+            yield Op(self.queries.store(*counts, len(rows), True, False), params, prepare=True)
             yield from self._after_calls(calls)
         except BaseException:
             self._restore_pending(calls)
@@ -646,7 +646,9 @@ class SaverCore(BaseCheckpointSaver[str]):
         checkpoint_id = conf.get("checkpoint_id")
         yield from self._plan_flush_pending()
         params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
-        row = yield Op(self.queries.get_tuple(checkpoint_id is not None), params, "one")
+        row = yield Op(
+            self.queries.get_tuple(checkpoint_id is not None), params, "one", prepare=True
+        )
         if row is None:
             return None
         values: dict[str, tuple[str, bytes | None]] = {}
@@ -822,7 +824,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         cursor_out: list[tuple[str, str, str]],
     ) -> Plan[tuple[list[CheckpointTuple], bool]]:
         yield from self._plan_flush_pending()
-        rows = yield Op(query, params, "all")
+        rows = yield Op(query, params, "all", prepare=True)
         if not rows:
             return [], False
         targets: set[tuple[str, str, str, str]] = set()

@@ -47,11 +47,14 @@ class Op:
             (executemany over ``params``), ``copy`` (COPY FROM STDIN with
             ``params`` as the rows), ``begin``/``commit``/``rollback``, ``sleep``
             (wait ``params[0]`` seconds on the client, holding no snapshot).
+        prepare: Prepare the statement on first use (hot statements; skipped when
+            the connection disables prepared statements, e.g. for pgbouncer).
     """
 
     query: sql.Composable | str = ""
     params: Sequence[Any] | Mapping[str, Any] | None = None
     fetch: Fetch = "none"
+    prepare: bool = False
 
 
 Plan = Generator[Op, Any, T]
@@ -216,7 +219,8 @@ def _run_op_sync(conn: psycopg.Connection[Any], cur: psycopg.Cursor[Any], op: Op
             for row in op.params or ():
                 copy.write_row(row)
         return None
-    cur.execute(op.query, op.params)  # type: ignore[arg-type]
+    prepare = True if op.prepare and conn.prepare_threshold is not None else None
+    cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
     if fetch == "one":
         return cur.fetchone()
     if fetch == "all":
@@ -336,7 +340,8 @@ async def _run_op_async(cur: psycopg.AsyncCursor[Any], op: Op) -> Any:
             for row in op.params or ():
                 await copy.write_row(row)
         return None
-    await cur.execute(op.query, op.params)  # type: ignore[arg-type]
+    prepare = True if op.prepare and cur.connection.prepare_threshold is not None else None
+    await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
     if fetch == "one":
         return await cur.fetchone()
     if fetch == "all":

@@ -74,7 +74,11 @@ class AsyncActionSaver(SaverCore):
         delta_policy: DeltaPolicy | None = None,
         replay: bool = True,
         lease: str = "wait",
+        lease_timeout: float = 300.0,
         metrics: Any = None,
+        defer_writes: bool = True,
+        durable_writes: bool = False,
+        durable_timeout: float = 5.0,
         writer_batch_size: int = 500,
         writer_interval: float = 0.05,
         _reconnect: Any = None,
@@ -86,7 +90,11 @@ class AsyncActionSaver(SaverCore):
             delta_policy=delta_policy,
             replay=replay,
             lease=lease,
+            lease_timeout=lease_timeout,
             metrics=metrics,
+            defer_writes=defer_writes,
+            durable_writes=durable_writes,
+            durable_timeout=durable_timeout,
         )
         self.conninfo = _conninfo_of(conn)
         self.conn = conn

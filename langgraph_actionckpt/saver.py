@@ -67,8 +67,18 @@ class ActionSaver(SaverCore):
         serde: Serializer; defaults to LangGraph's msgpack serializer in strict
             allowlist mode.
         pipeline: Run multi-statement operations in psycopg pipeline mode.
-        record_nodes: Write a ``node`` action per finished task.
+        record_nodes: Write a ``node`` and ``branch`` action per finished task.
         delta_policy: When list channels are stored as deltas vs snapshots.
+        replay: Serve completed actions from the log when a task runs again.
+        lease: One worker per thread: ``wait`` for, or ``error`` on, a busy
+            thread, or ``off``.
+        lease_timeout: Seconds to wait for a busy thread's lease.
+        metrics: A :class:`~langgraph_actionckpt.Metrics` to update.
+        defer_writes: Hold pending writes for the thread's next checkpoint.
+        durable_writes: Wait for the WAL flush when held writes are flushed alone.
+        durable_timeout: Seconds the replay barrier waits for a checkpoint.
+        writer_batch_size: Action rows per group commit.
+        writer_interval: Seconds between background flushes.
     """
 
     def __init__(
@@ -82,7 +92,11 @@ class ActionSaver(SaverCore):
         delta_policy: DeltaPolicy | None = None,
         replay: bool = True,
         lease: str = "wait",
+        lease_timeout: float = 300.0,
         metrics: Any = None,
+        defer_writes: bool = True,
+        durable_writes: bool = False,
+        durable_timeout: float = 5.0,
         writer_batch_size: int = 500,
         writer_interval: float = 0.05,
         _reconnect: Any = None,
@@ -94,7 +108,11 @@ class ActionSaver(SaverCore):
             delta_policy=delta_policy,
             replay=replay,
             lease=lease,
+            lease_timeout=lease_timeout,
             metrics=metrics,
+            defer_writes=defer_writes,
+            durable_writes=durable_writes,
+            durable_timeout=durable_timeout,
         )
         self.conninfo = _conninfo_of(conn)
         self.conn = conn

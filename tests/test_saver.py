@@ -426,3 +426,20 @@ def test_node_and_branch_rows_are_written_by_the_saver(saver: ActionSaver) -> No
     # rows may land a step apart; each carries its own step number
     steps = [r.step for r in rows if r.action_type == "node"]
     assert sorted(steps) == [1, 2, 3]
+
+
+@pytest.mark.parametrize(("defer", "durable"), [(False, False), (False, True), (True, True)])
+def test_write_modes(dsn: str, schema: str, defer: bool, durable: bool) -> None:
+    with ActionSaver.from_conn_string(
+        dsn, schema=schema, defer_writes=defer, durable_writes=durable
+    ) as saver:
+        saver.setup()
+        graph = _looping_graph(5).compile(checkpointer=saver)
+        config = {"configurable": {"thread_id": "modes"}}
+        assert graph.invoke({"items": [], "n": 0}, config)["n"] == 5
+        history = list(graph.get_state_history(config))
+        assert [len(h.values.get("items", [])) for h in history[:3]] == [5, 4, 3]
+        # every finished task's writes are readable under its checkpoint
+        assert any(h.tasks and h.tasks[0].result for h in history[1:])
+        nodes = [a for a in saver.list_actions("modes") if a.action_type == "node"]
+        assert len(nodes) == 5 and {a.status for a in nodes} == {"completed"}

@@ -93,6 +93,9 @@ def _node_from_path(task_path: str) -> str | None:
 _t = _encoding.escape_text
 _u = _encoding.unescape_text
 
+DECODED = "__decoded__"
+"""Marks a channel value that is already decoded (``list`` shares prefixes)."""
+
 INLINE_VERSION = ""
 """``versions`` entry of a channel stored inline in the checkpoint (no blob row)."""
 
@@ -702,8 +705,14 @@ class SaverCore(BaseCheckpointSaver[str]):
         self._mark_durable(tup.config["configurable"]["checkpoint_id"])
         return tup
 
+    def _list_value(self, resolver: ChainResolver, channel: str, version: str) -> tuple[str, Any]:
+        vtype, _ = resolver.resolve(channel, version)
+        if vtype == "empty":
+            return ("empty", None)
+        return (DECODED, resolver.value(channel, version, self._loads))
+
     def _make_tuple(
-        self, row: Sequence[Any], stored: Mapping[str, tuple[str, bytes | None]]
+        self, row: Sequence[Any], stored: Mapping[str, tuple[str, Any]]
     ) -> CheckpointTuple:
         (thread_id, ns, checkpoint_id, parent_id, type_, data, metadata, channels, versions) = row[
             :9
@@ -722,7 +731,7 @@ class SaverCore(BaseCheckpointSaver[str]):
                 )
             if item[0] == "empty":
                 continue
-            values[_u(channel)] = self._loads(item[0], item[1])
+            values[_u(channel)] = item[1] if item[0] == DECODED else self._loads(item[0], item[1])
         thread_id, ns = _u(thread_id), _u(ns)
         checkpoint["channel_values"] = values
         pending: list[PendingWrite] = [
@@ -852,7 +861,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         for r in rows:
             resolver = resolvers.get((r[0], r[1]))
             stored = {
-                ch: resolver.resolve(ch, ver) if resolver else _missing(ch, ver)
+                ch: self._list_value(resolver, ch, ver) if resolver else _missing(ch, ver)
                 for ch, ver in zip(r[7] or (), r[8] or (), strict=True)
                 if ver != INLINE_VERSION
             }

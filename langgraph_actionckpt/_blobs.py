@@ -20,8 +20,9 @@ import re
 import struct
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import SerializationError
 
@@ -129,11 +130,28 @@ class DeltaPolicy:
         min_chain: A chain shorter than this never gets a new snapshot.
         ratio: A snapshot is taken only once the chain's bytes exceed ``ratio``
             times the snapshot's bytes (storage overhead at most ``1/ratio``).
+        cheap_chain: A chain this long gets a snapshot anyway when the whole
+            value is small (at most ``cheap_bytes``): lists of small items then
+            read back from a few hundred rows at most, for little storage.
+        cheap_bytes: What counts as small.
     """
 
-    def __init__(self, min_chain: int = 512, ratio: float = 3.0) -> None:
+    def __init__(
+        self,
+        min_chain: int = 512,
+        ratio: float = 3.0,
+        cheap_chain: int = 256,
+        cheap_bytes: int = 128 * 1024,
+    ) -> None:
         self.min_chain = min_chain
         self.ratio = ratio
+        self.cheap_chain = cheap_chain
+        self.cheap_bytes = cheap_bytes
+
+    def _snapshot_due(self, chain_len: int, chain_bytes: int, snap_bytes: int, size: int) -> bool:
+        if chain_len >= self.min_chain and chain_bytes > self.ratio * snap_bytes:
+            return True
+        return chain_len >= self.cheap_chain and size <= self.cheap_bytes
 
     def encode(
         self,
@@ -160,7 +178,7 @@ class DeltaPolicy:
             delta = body[len(prev.body) :]
             chain_bytes = prev.chain_bytes + len(delta)
             chain_len = prev.chain_len + 1
-            if not (chain_len >= self.min_chain and chain_bytes > self.ratio * prev.snap_bytes):
+            if not self._snapshot_due(chain_len, chain_bytes, prev.snap_bytes, len(body)):
                 snap = prev.snap_version or prev.version
                 row = BlobRow(
                     channel,
@@ -262,6 +280,9 @@ def join_snapshot(
     return make_header(total) + body, body, len(snap_body)
 
 
+_IMMUTABLE = (str, int, float, bool, bytes, type(None))
+
+
 class ChainResolver:
     """Rebuilds many versions of one namespace's channels from their rows (``list``).
 
@@ -274,6 +295,34 @@ class ChainResolver:
         self.rows = rows
         self._memo: dict[tuple[str, str], tuple[str, bytes | None]] = {}
         self._prefix: dict[str, tuple[bytes, dict[str, tuple[int, int]]]] = {}
+        # id(body) -> (body, decoded list or None); holding body keeps the id unique
+        self._decoded: dict[int, tuple[bytes, list[Any] | None]] = {}
+
+    def value(self, channel: str, version: str, loads: Callable[[str, bytes | None], Any]) -> Any:
+        """The decoded value of a version.
+
+        Versions on one delta chain are prefixes of each other: the newest is
+        decoded once, and when its items are immutable scalars (strings, numbers)
+        each older version is a slice of that list instead of a decode of its own.
+        """
+        vtype, data = self.resolve(channel, version)
+        cached = self._prefix.get(channel)
+        if vtype != "msgpack" or cached is None or version not in cached[1]:
+            return loads(vtype, data)
+        body, offsets = cached
+        entry = self._decoded.get(id(body))
+        if entry is None:
+            total = max(count for _, count in offsets.values())
+            decoded = loads("msgpack", make_header(total) + body)
+            immutable = isinstance(decoded, list) and all(
+                type(item) in _IMMUTABLE for item in decoded
+            )
+            entry = (body, decoded if immutable else None)
+            self._decoded[id(body)] = entry
+        full = entry[1]
+        if full is None:
+            return loads(vtype, data)
+        return full[: offsets[version][1]]
 
     def resolve(self, channel: str, version: str) -> tuple[str, bytes | None]:
         key = (channel, version)

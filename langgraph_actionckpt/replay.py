@@ -27,7 +27,6 @@ existing user cache is wrapped, not replaced) and ``BaseChatModel.stream``,
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
 import functools
@@ -508,36 +507,33 @@ class ReplayLLMCache(BaseCache):
         self._pending(scope, decided.record.request_hash or "").append(decided)
         return None
 
-    def _take(self, prompt: str, llm_string: str) -> tuple[Live, BaseMessage] | None:
+    def _take(self, prompt: str, llm_string: str) -> Live | None:
+        """The live call this update completes (FIFO per request in the task)."""
         scope = task_scope()
         if scope is None:
             return None
         request = self._request(prompt, llm_string)
         h = stable_hash(["llm_completion", model_name(llm_string), request])
         q = self._pending(scope, h)
-        if not q:
-            return None
-        return q.popleft(), _first_message(None)
+        return q.popleft() if q else None
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
         """Log a live completion durably (the message, with its usage)."""
-        taken = self._take(prompt, llm_string)
-        if taken is None:
+        live = self._take(prompt, llm_string)
+        if live is None:
             if self.inner is not None:
                 self.inner.update(prompt, llm_string, return_val)
             return
-        live, _ = taken
         message = _first_message(return_val)
         complete(live, message, **usage_fields(message))
 
     async def aupdate(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
         """Async :meth:`update`."""
-        taken = self._take(prompt, llm_string)
-        if taken is None:
+        live = self._take(prompt, llm_string)
+        if live is None:
             if self.inner is not None:
                 await self.inner.aupdate(prompt, llm_string, return_val)
             return
-        live, _ = taken
         message = _first_message(return_val)
         await acomplete(live, message, **usage_fields(message))
 
@@ -695,10 +691,6 @@ def _tool_request(tool: BaseTool, tool_input: Any) -> Any:
         except Exception:  # noqa: BLE001 - older/odd tools: hash what we have
             return {k: v for k, v in tool_input.items() if k not in ("runtime", "state", "store")}
     return tool_input
-
-
-def _tool_output(output: Any) -> Any:
-    return output
 
 
 def _replaying_copy(tool: BaseTool, record: ActionRecord) -> BaseTool:
@@ -955,4 +947,3 @@ __all__ = [
     "uninstall",
 ]
 
-_ = asyncio  # asyncio is used by type annotations of coroutine helpers

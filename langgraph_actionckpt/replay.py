@@ -467,21 +467,9 @@ class ReplayLLMCache(BaseCache):
         scope = task_scope()
         if scope is None or replaying.get():
             return self.inner.lookup(prompt, llm_string) if self.inner else None
-        request = self._request(prompt, llm_string)
-        decided = begin(
-            scope,
-            "llm_completion",
-            model_name(llm_string),
-            request,
-            idempotent=True,
-            input={"messages": request[0], "llm": llm_string[:4000]},
-        )
-        if isinstance(decided, ActionRecord):
-            return self._hit(decided, scope)
-        _register(pending_llm_run.get(), scope.thread_id, decided.record.action_id, False)
-        _LAST.set((scope.thread_id, decided.record.action_id))
-        self._pending(scope, decided.record.request_hash or "").append(decided)
-        return None
+        name, request, logged = self._action(prompt, llm_string)
+        decided = begin(scope, "llm_completion", name, request, idempotent=True, input=logged)
+        return self._decided(decided, scope)
 
     async def alookup(self, prompt: str, llm_string: str) -> RETURN_VAL_TYPE | None:
         """Async :meth:`lookup` (no thread hop)."""
@@ -491,15 +479,20 @@ class ReplayLLMCache(BaseCache):
         scope = task_scope()
         if scope is None or replaying.get():
             return await self.inner.alookup(prompt, llm_string) if self.inner else None
-        request = self._request(prompt, llm_string)
+        name, request, logged = self._action(prompt, llm_string)
         decided = await abegin(
-            scope,
-            "llm_completion",
-            model_name(llm_string),
-            request,
-            idempotent=True,
-            input={"messages": request[0], "llm": llm_string[:4000]},
+            scope, "llm_completion", name, request, idempotent=True, input=logged
         )
+        return self._decided(decided, scope)
+
+    def _action(self, prompt: str, llm_string: str) -> tuple[str, Any, Any]:
+        """``(name, request, logged input)`` of the completion this prompt asks for."""
+        request = self._request(prompt, llm_string)
+        logged_input = {"messages": request[0], "llm": llm_string[:4000]}
+        return model_name(llm_string), request, logged_input
+
+    def _decided(self, decided: ActionRecord | Live, scope: TaskScope) -> RETURN_VAL_TYPE | None:
+        """Serve a logged completion, or remember the live one for :meth:`update`."""
         if isinstance(decided, ActionRecord):
             return self._hit(decided, scope)
         _register(pending_llm_run.get(), scope.thread_id, decided.record.action_id, False)
@@ -946,4 +939,3 @@ __all__ = [
     "is_installed",
     "uninstall",
 ]
-

@@ -160,8 +160,6 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ON {s}.actions (thread_id) WHERE status IN ('pending', 'running')",
             "CREATE INDEX CONCURRENTLY IF NOT EXISTS actions_started_at_idx "
             "ON {s}.actions (started_at)",
-            "CREATE INDEX CONCURRENTLY IF NOT EXISTS actions_type_status_idx "
-            "ON {s}.actions (action_type, status)",
         ),
         concurrent=True,
     ),

@@ -268,22 +268,28 @@ class AsyncActionSaver(SaverCore):
         limit: int | None = None,
     ) -> builtins.list[ActionRecord]:
         """Actions of a thread (or all threads) in recorded order (see ``ActionSaver``)."""
-        return await self._run(
-            lambda: plan_list(
-                self.action_queries,
-                thread_id,
-                action_type=action_type,
-                status=status,
-                node=node,
-                since=since,
-                run_id=run_id,
-                task_id=task_id,
-                limit=limit,
+        await self.writer.aflush()  # reads see every row recorded so far
+        rows = await self._run(
+            lambda: self.with_flush(
+                plan_list(
+                    self.action_queries,
+                    thread_id,
+                    action_type=action_type,
+                    status=status,
+                    node=node,
+                    since=since,
+                    run_id=run_id,
+                    task_id=task_id,
+                    limit=limit,
+                )
             )
         )
+        self._observe_read(rows)
+        return rows
 
     async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
         """One action by its idempotency key, or None."""
+        await self.writer.aflush()
         return await self._run(
             lambda: self.with_flush(plan_get(self.action_queries, thread_id, action_id))
         )
@@ -292,6 +298,7 @@ class AsyncActionSaver(SaverCore):
         self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
     ) -> ActionRecord | None:
         """The last recorded action of a thread (by default the last completed one)."""
+        await self.writer.aflush()
         rows = await self._run(
             lambda: self.with_flush(
                 plan_list(self.action_queries, thread_id, status=status, limit=1, newest_first=True)

@@ -319,24 +319,31 @@ class ActionSaver(SaverCore):
             node: Only actions taken inside this graph node.
             since: A datetime (started at or after) or a ``step_index`` (after).
             run_id: Only actions of this run.
+            task_id: Only actions of this task.
             limit: At most this many rows.
         """
-        return self._run(
-            lambda: plan_list(
-                self.action_queries,
-                thread_id,
-                action_type=action_type,
-                status=status,
-                node=node,
-                since=since,
-                run_id=run_id,
-                task_id=task_id,
-                limit=limit,
+        self.writer.flush()  # reads see every row recorded so far
+        rows = self._run(
+            lambda: self.with_flush(
+                plan_list(
+                    self.action_queries,
+                    thread_id,
+                    action_type=action_type,
+                    status=status,
+                    node=node,
+                    since=since,
+                    run_id=run_id,
+                    task_id=task_id,
+                    limit=limit,
+                )
             )
         )
+        self._observe_read(rows)
+        return rows
 
     def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
         """One action by its idempotency key, or None."""
+        self.writer.flush()
         return self._run(
             lambda: self.with_flush(plan_get(self.action_queries, thread_id, action_id))
         )
@@ -345,6 +352,7 @@ class ActionSaver(SaverCore):
         self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
     ) -> ActionRecord | None:
         """The last recorded action of a thread (by default the last completed one)."""
+        self.writer.flush()
         rows = self._run(
             lambda: self.with_flush(
                 plan_list(self.action_queries, thread_id, status=status, limit=1, newest_first=True)

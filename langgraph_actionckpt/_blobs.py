@@ -140,8 +140,8 @@ class DeltaPolicy:
         self,
         min_chain: int = 512,
         ratio: float = 3.0,
-        cheap_chain: int = 256,
-        cheap_bytes: int = 128 * 1024,
+        cheap_chain: int = 128,
+        cheap_bytes: int = 96 * 1024,
     ) -> None:
         self.min_chain = min_chain
         self.ratio = ratio

@@ -130,10 +130,12 @@ class DeltaPolicy:
         min_chain: A chain shorter than this never gets a new snapshot.
         ratio: A snapshot is taken only once the chain's bytes exceed ``ratio``
             times the snapshot's bytes (storage overhead at most ``1/ratio``).
-        cheap_chain: A chain this long gets a snapshot anyway when the whole
-            value is small (at most ``cheap_bytes``): lists of small items then
-            read back from a few hundred rows at most, for little storage.
-        cheap_bytes: What counts as small.
+        cheap_chain: A chain this long gets a snapshot anyway when the list is
+            made of small items (``cheap_item_bytes`` on average) and is itself
+            small (``cheap_bytes``): such lists would otherwise be read back from
+            thousands of tiny rows, and their snapshots cost little.
+        cheap_bytes: Largest list that gets these extra snapshots.
+        cheap_item_bytes: Largest average item size that counts as small.
     """
 
     def __init__(
@@ -141,17 +143,25 @@ class DeltaPolicy:
         min_chain: int = 512,
         ratio: float = 3.0,
         cheap_chain: int = 128,
-        cheap_bytes: int = 96 * 1024,
+        cheap_bytes: int = 256 * 1024,
+        cheap_item_bytes: int = 256,
     ) -> None:
         self.min_chain = min_chain
         self.ratio = ratio
         self.cheap_chain = cheap_chain
         self.cheap_bytes = cheap_bytes
+        self.cheap_item_bytes = cheap_item_bytes
 
-    def _snapshot_due(self, chain_len: int, chain_bytes: int, snap_bytes: int, size: int) -> bool:
+    def _snapshot_due(
+        self, chain_len: int, chain_bytes: int, snap_bytes: int, size: int, count: int
+    ) -> bool:
         if chain_len >= self.min_chain and chain_bytes > self.ratio * snap_bytes:
             return True
-        return chain_len >= self.cheap_chain and size <= self.cheap_bytes
+        return (
+            chain_len >= self.cheap_chain
+            and size <= self.cheap_bytes
+            and size <= self.cheap_item_bytes * max(count, 1)
+        )
 
     def encode(
         self,
@@ -178,7 +188,7 @@ class DeltaPolicy:
             delta = body[len(prev.body) :]
             chain_bytes = prev.chain_bytes + len(delta)
             chain_len = prev.chain_len + 1
-            if not self._snapshot_due(chain_len, chain_bytes, prev.snap_bytes, len(body)):
+            if not self._snapshot_due(chain_len, chain_bytes, prev.snap_bytes, len(body), count):
                 snap = prev.snap_version or prev.version
                 row = BlobRow(
                     channel,

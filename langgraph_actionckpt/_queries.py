@@ -218,9 +218,11 @@ class Queries:
                        array_agg(tb.list_len) AS t_len, array_agg(tb.snap_version) AS b_snap,
                        array_agg(d.n) AS d_n
                 FROM unnest(c.channels, c.versions) AS u(channel, version)
+                -- inline values (empty version) live in the checkpoint itself
                 CROSS JOIN LATERAL (
                     SELECT tb.version, tb.snap_version, tb.list_len FROM {s}.blobs tb
-                    WHERE tb.thread_id = c.thread_id AND tb.checkpoint_ns = c.checkpoint_ns
+                    WHERE u.version <> '' AND tb.thread_id = c.thread_id
+                      AND tb.checkpoint_ns = c.checkpoint_ns
                       AND tb.channel = u.channel AND tb.version = u.version
                     OFFSET 0
                 ) tb

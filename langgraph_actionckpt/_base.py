@@ -37,7 +37,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
 from . import _encoding
-from ._actions import ActionQueries
+from ._actions import ActionQueries, ActionRecord, plan_get, plan_list
 from ._blobs import (
     DELTA_TYPE,
     BlobRow,
@@ -50,7 +50,7 @@ from ._blobs import (
     resolve_chain,
 )
 from ._context import agent_id_for
-from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory, T
+from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory
 from ._migrations import LATEST_VERSION, pending_migrations
 from ._queries import Queries
 from .errors import ConfigurationError, MigrationError, SerializationError
@@ -569,10 +569,24 @@ class SaverCore(BaseCheckpointSaver[str]):
                     {"thread_id": call.thread_id, "task_id": _t(call.failed_task)},
                 )
 
-    def with_flush(self, plan: Plan[T]) -> Plan[T]:
-        """Run ``plan`` after writing any held writes (reads must see them)."""
+    # ----------------------------------------------------------- action reads
+    # Reads first write any held writes, so they see every node row recorded.
+
+    def _plan_list_actions(self, thread_id: str | None, **filters: Any) -> Plan[list[ActionRecord]]:
         yield from self._plan_flush_pending()
-        return (yield from plan)
+        return (yield from plan_list(self.action_queries, thread_id, **filters))
+
+    def _plan_get_action(self, thread_id: str, action_id: str) -> Plan[ActionRecord | None]:
+        yield from self._plan_flush_pending()
+        return (yield from plan_get(self.action_queries, thread_id, action_id))
+
+    def _plan_last_action(
+        self, thread_id: str, status: str | Sequence[str] | None
+    ) -> Plan[ActionRecord | None]:
+        rows = yield from self._plan_list_actions(
+            thread_id, status=status, limit=1, newest_first=True
+        )
+        return rows[0] if rows else None
 
     def _plan_flush_pending(self, thread_id: str | None = None) -> Plan[None]:
         """Write held writes (all, or one thread's) now; a no-op when none are held."""

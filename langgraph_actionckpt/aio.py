@@ -22,7 +22,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import AsyncConnectionPool
 
-from ._actions import ActionRecord, plan_get, plan_list, plan_upsert, records_to_jsonl
+from ._actions import ActionRecord, plan_upsert, records_to_jsonl
 from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
 from ._blobs import DeltaPolicy
 from ._driver import AsyncDriver, PlanFactory, T, configure_connection
@@ -269,42 +269,30 @@ class AsyncActionSaver(SaverCore):
     ) -> builtins.list[ActionRecord]:
         """Actions of a thread (or all threads) in recorded order (see ``ActionSaver``)."""
         await self.writer.aflush()  # reads see every row recorded so far
-        rows = await self._run(
-            lambda: self.with_flush(
-                plan_list(
-                    self.action_queries,
-                    thread_id,
-                    action_type=action_type,
-                    status=status,
-                    node=node,
-                    since=since,
-                    run_id=run_id,
-                    task_id=task_id,
-                    limit=limit,
-                )
-            )
+        filters = dict(
+            action_type=action_type,
+            status=status,
+            node=node,
+            since=since,
+            run_id=run_id,
+            task_id=task_id,
+            limit=limit,
         )
+        rows = await self._run(lambda: self._plan_list_actions(thread_id, **filters))
         self._observe_read(rows)
         return rows
 
     async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
         """One action by its idempotency key, or None."""
         await self.writer.aflush()
-        return await self._run(
-            lambda: self.with_flush(plan_get(self.action_queries, thread_id, action_id))
-        )
+        return await self._run(lambda: self._plan_get_action(thread_id, action_id))
 
     async def alast_action(
         self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
     ) -> ActionRecord | None:
         """The last recorded action of a thread (by default the last completed one)."""
         await self.writer.aflush()
-        rows = await self._run(
-            lambda: self.with_flush(
-                plan_list(self.action_queries, thread_id, status=status, limit=1, newest_first=True)
-            )
-        )
-        return rows[0] if rows else None
+        return await self._run(lambda: self._plan_last_action(thread_id, status))
 
     async def aexport_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
         """A thread's (or one run's) actions as JSON Lines, one action per line."""

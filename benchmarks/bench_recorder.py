@@ -90,6 +90,28 @@ def _count(dsn: str, schema: str) -> int:
         return int(row[0]) if row else 0
 
 
+def _start_args(run_id: str, inputs: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    return {"name": "search"}, str(inputs)
+
+
+def _start_kw(run_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """What LangChain passes to on_tool_start for a ToolNode call."""
+    return {
+        "parent_run_id": None,
+        "metadata": META,
+        "inputs": inputs,
+        "tool_call_id": f"call_{run_id[:8]}",
+    }
+
+
+def _summary(per_action: list[float], n: int, elapsed: float) -> dict[str, float]:
+    return {
+        "caller_us_median": statistics.median(per_action) * 1e6,
+        "caller_us_p90": statistics.quantiles(per_action, n=10)[-1] * 1e6,
+        "throughput": n / elapsed,
+    }
+
+
 def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
     schema = f"bench_rec_{os.getpid()}_s"
     _drop(dsn, schema)
@@ -106,13 +128,7 @@ def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
                 for run_id, inputs, output in chunk:
                     rid = uuid.UUID(run_id)
                     handler.on_tool_start(
-                        {"name": "search"},
-                        str(inputs),
-                        run_id=rid,
-                        parent_run_id=None,
-                        metadata=META,
-                        inputs=inputs,
-                        tool_call_id=f"call_{run_id[:8]}",
+                        *_start_args(run_id, inputs), run_id=rid, **_start_kw(run_id, inputs)
                     )
                     handler.on_tool_end(output, run_id=rid)
                 per_action.append((time.perf_counter() - t0) / len(chunk))
@@ -120,11 +136,7 @@ def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
             elapsed = time.perf_counter() - t_start
             stored = _count(dsn, schema)
         assert stored == n, (stored, n)
-        return {
-            "caller_us_median": statistics.median(per_action) * 1e6,
-            "caller_us_p90": statistics.quantiles(per_action, n=10)[-1] * 1e6,
-            "throughput": n / elapsed,
-        }
+        return _summary(per_action, n, elapsed)
     finally:
         _drop(dsn, schema)
 
@@ -145,13 +157,7 @@ async def _bench_async(dsn: str, n: int, batch: int) -> dict[str, float]:
                 for run_id, inputs, output in chunk:
                     rid = uuid.UUID(run_id)
                     await handler.on_tool_start(
-                        {"name": "search"},
-                        str(inputs),
-                        run_id=rid,
-                        parent_run_id=None,
-                        metadata=META,
-                        inputs=inputs,
-                        tool_call_id=f"call_{run_id[:8]}",
+                        *_start_args(run_id, inputs), run_id=rid, **_start_kw(run_id, inputs)
                     )
                     await handler.on_tool_end(output, run_id=rid)
                 per_action.append((time.perf_counter() - t0) / len(chunk))
@@ -160,11 +166,7 @@ async def _bench_async(dsn: str, n: int, batch: int) -> dict[str, float]:
             elapsed = time.perf_counter() - t_start
             stored = await asyncio.to_thread(_count, dsn, schema)
         assert stored == n, (stored, n)
-        return {
-            "caller_us_median": statistics.median(per_action) * 1e6,
-            "caller_us_p90": statistics.quantiles(per_action, n=10)[-1] * 1e6,
-            "throughput": n / elapsed,
-        }
+        return _summary(per_action, n, elapsed)
     finally:
         _drop(dsn, schema)
 

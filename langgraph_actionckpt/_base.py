@@ -612,7 +612,13 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _node_actions(
         self, task_id: str, task_path: str, writes: Sequence[tuple[str, Any]]
     ) -> list[tuple[str, str, str | None, str, str | None, str | None]]:
-        """The ``node`` row of a finished task and a ``branch`` row per routing write."""
+        """The ``node`` row of a finished task.
+
+        The row's output names the channels the task wrote, where its conditional
+        edges routed it (``routes``) and how many ``Send`` packets it made
+        (``sends``): the branch decision is part of the node's row, not a row of
+        its own (one row per superstep task keeps the log, and its indexes, small).
+        """
         node = _node_from_path(task_path)
         # A Send task's path names no node; its row still completes (the callback
         # handler's row for the task carries the name).
@@ -637,22 +643,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             if error is not None
             else None
         )
-        rows: list[tuple[str, str, str | None, str, str | None, str | None]] = [
-            (f"{task_id}:node", "node", node, status, _json(summary), err_json)
-        ]
-        routes = summary["routes"]
-        if routes or summary["sends"]:
-            rows.append(
-                (
-                    f"{task_id}:branch",
-                    "branch",
-                    node,
-                    "completed",
-                    _json({"from": node, "to": routes, "sends": summary["sends"]}),
-                    None,
-                )
-            )
-        return rows
+        return [(f"{task_id}:node", "node", node, status, _json(summary), err_json)]
 
     # ---------------------------------------------------------------- get_tuple
 

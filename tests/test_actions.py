@@ -131,7 +131,7 @@ def _normalized(rows: Sequence[ActionRecord]) -> dict[str, list[Any]]:
     """Per kind, the (name, node) sequence in step_index order; parallel tool calls
     of one task sorted.
 
-    Kinds are compared separately: node/branch rows come from the saver's write
+    Kinds are compared separately: node rows come from the saver's write
     path and llm/tool rows from the action writer, two queues whose interleaving
     in ``step_index`` is not deterministic (each one's own order is).
     """
@@ -143,7 +143,7 @@ def _normalized(rows: Sequence[ActionRecord]) -> dict[str, list[Any]]:
     for task_id, name, node in tools:
         by_task.setdefault(task_id, []).append((name, node))
     out["tool_call"] = [sorted(v) for v in by_task.values()]
-    for kind in ("node", "branch", "llm_completion"):
+    for kind in ("node", "llm_completion"):
         out[kind] = [(name, node) for _, name, node in out.get(kind, [])]
     return out
 
@@ -187,7 +187,10 @@ def _check_log(rows: list[ActionRecord]) -> None:
     assert bad.meta["tool_call_id"] == calls["explode"]["id"]
     assert [r.node for r in tools.values()] == ["tools", "tools"]
 
-    branches = [(r.node, r.output["to"]) for r in rows if r.action_type == "branch"]
+    # each node row carries its branch decision
+    branches = [
+        (r.node, r.output["routes"]) for r in rows if r.action_type == "node" and r.output["routes"]
+    ]
     assert branches == [("agent", ["tools"]), ("tools", ["agent"]), ("agent", ["summary"])]
 
     statuses = {r.status for r in rows if r is not bad}

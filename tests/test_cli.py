@@ -40,7 +40,7 @@ def _route(state: State) -> str:
 
 
 def run_graph(saver: ActionSaver, thread_id: str) -> None:
-    """A small StateGraph run: the saver writes node and branch actions by itself."""
+    """A small StateGraph run: the saver writes node actions by itself."""
     builder = StateGraph(State)
     builder.add_node("plan", _plan)
     builder.add_node("act", _act)
@@ -73,7 +73,7 @@ def age_thread(dsn: str, schema: str, thread_id: str, by: dt.timedelta) -> None:
 def populate(saver: ActionSaver, dsn: str, schema: str) -> dict[str, str]:
     """Recorded runs of every kind; returns thread ids by role.
 
-    * ``ok``: a graph run (node + branch rows) plus LLM and tool rows, 40 days old;
+    * ``ok``: a graph run (node rows) plus LLM and tool rows, 40 days old;
     * ``failed``: last action a failed tool call (503), 40 days old;
     * ``running``: a tool call still running, 40 days old (in flight);
     * ``fresh``: a graph run plus a replayed LLM completion, now.
@@ -187,7 +187,7 @@ def test_runs(data: dict[str, str], dsn: str, schema: str) -> None:
     assert runs[data["running"]]["status"] == "running"
     assert runs[data["fresh"]]["status"] == "completed"
     ok = runs[data["ok"]]
-    assert ok["by_type"] == {"node": 3, "branch": 2, "llm_completion": 1, "tool_call": 1}
+    assert ok["by_type"] == {"node": 3, "llm_completion": 1, "tool_call": 1}
     assert ok["checkpoints"] > 0 and ok["age_seconds"] > 39 * 86400
     assert runs[data["failed"]]["last_error"]["message"] == "503 service unavailable"
     assert out["runs"][0]["thread_id"] == data["fresh"]  # newest activity first
@@ -204,7 +204,7 @@ def test_show(data: dict[str, str], dsn: str, schema: str) -> None:
     out = cli("show", data["ok"], "--dsn", dsn, "--schema", schema, "--json")
     assert out["thread_id"] == data["ok"] and out["status"] == "completed"
     types = [a["action_type"] for a in out["actions"]]
-    assert types.count("node") == 3 and types.count("branch") == 2
+    assert types.count("node") == 3
     steps = [a["step_index"] for a in out["actions"]]
     assert steps == sorted(steps)
     llm = next(a for a in out["actions"] if a["action_type"] == "llm_completion")

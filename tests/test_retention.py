@@ -59,7 +59,7 @@ def test_prune_keeps_failed_inflight_and_fresh(
     assert result.threads == 1
     assert result.kept_failed == 1 and result.kept_inflight == 1
     assert counts(dsn, schema, ids["ok"]) == dict.fromkeys(TABLES, 0)
-    assert result.actions == 7 and result.checkpoints > 0 and result.blobs > 0
+    assert result.actions == 5 and result.checkpoints > 0 and result.blobs > 0
     assert result.writes > 0 and result.vacuumed
     for role, before in keep.items():
         assert counts(dsn, schema, ids[role]) == before, role

@@ -40,6 +40,7 @@ from . import _encoding
 from ._actions import ActionQueries, ActionRecord, plan_get, plan_list
 from ._blobs import (
     DELTA_TYPE,
+    WRITE_REF_TYPE,
     BlobRow,
     ChainResolver,
     DeltaPolicy,
@@ -48,11 +49,16 @@ from ._blobs import (
     StoredBlob,
     join_snapshot,
     resolve_chain,
+    split_deltas,
+    stored_blob,
+    write_from_ref,
+    write_refers_to,
 )
+from ._compress import deflate, inflate, is_compressed
 from ._context import agent_id_for
 from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory
 from ._migrations import LATEST_VERSION, pending_migrations
-from ._queries import Queries
+from ._queries import N_CHECKPOINT_COLUMNS, Queries
 from .errors import ConfigurationError, MigrationError, SerializationError
 from .serde import ActionSerializer, has_surrogates
 
@@ -118,6 +124,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         record_nodes: bool = True,
         delta_policy: DeltaPolicy | None = None,
         delta_cache_bytes: int = 64 * 1024 * 1024,
+        compress_min: int = 256,
         replay: bool = True,
         durable_timeout: float = 5.0,
         durable_writes: bool = False,
@@ -133,6 +140,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.record_nodes = record_nodes
         self.delta_policy = delta_policy or DeltaPolicy()
         self._lists = ListCache(delta_cache_bytes)
+        self.compress_min = compress_min
         self._is_setup = False
         # checkpoint id -> step, so node rows get their step without a lookup
         self._steps: dict[tuple[str, str, str], int] = {}
@@ -352,7 +360,9 @@ class SaverCore(BaseCheckpointSaver[str]):
                 states.append(((thread_id, ns, _t(channel)), state))
         stored = {k: v for k, v in checkpoint.items() if k != "channel_values"}
         stored["channel_values"] = inline
-        type_, data = self._dumps(stored, "checkpoint")
+        type_, data = deflate(
+            *self._dumps(stored, "checkpoint"), self.compress_min, checkpoint=True
+        )
         meta = merge_metadata(config, metadata)
         params = {
             "thread_id": thread_id,
@@ -370,16 +380,27 @@ class SaverCore(BaseCheckpointSaver[str]):
         for i, r in enumerate(rows):
             params[f"b{i}_channel"] = r.channel
             params[f"b{i}_version"] = r.version
-            params[f"b{i}_type"] = r.type
-            params[f"b{i}_blob"] = r.blob
+            if r.blob is not None:
+                params[f"b{i}_type"], params[f"b{i}_blob"] = deflate(
+                    r.type, r.blob, self.compress_min
+                )
+            else:
+                params[f"b{i}_type"], params[f"b{i}_blob"] = r.type, r.blob
             params[f"b{i}_base"] = r.base
             params[f"b{i}_snap"] = r.snap
             params[f"b{i}_cnt"] = r.count
             params[f"b{i}_len"] = r.list_len
-        calls = self._take_pending((thread_id, ns))
-        counts = _bind_calls(params, calls)
+        # Writes of this checkpoint or later ones (with durability="async" they can
+        # arrive before it) wait for a later put: stored beside its child's deltas,
+        # a write that is exactly what a delta appended becomes a reference to it.
+        # Checkpoint ids are uuid6, so string order is creation order.
+        calls = self._take_pending((thread_id, ns), keep_from=checkpoint["id"])
+        deltas = {r.channel: r for r in rows if r.type == DELTA_TYPE}
+        counts = _bind_calls(params, calls, deltas, shared=True)
         try:
-            yield Op(self.queries.store(*counts, len(rows), True, False), params, prepare=True)
+            yield Op(
+                self.queries.store(*counts, len(rows), True, False, True), params, prepare=True
+            )
             yield from self._after_calls(calls)
         except BaseException:
             self._restore_pending(calls)
@@ -433,6 +454,8 @@ class SaverCore(BaseCheckpointSaver[str]):
             ) from exc
 
     def _loads(self, type_: str, data: bytes | None) -> Any:
+        if is_compressed(type_):
+            type_, data = inflate(type_, data)
         return self.serde.loads_typed((type_, data if data is not None else b""))
 
     # --------------------------------------------------------------- put_writes
@@ -513,6 +536,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             if error is not None and type(error).__name__ != "InFlightActionError"
             else None,
             thread_id,
+            checkpoint_id,
         )
         if self.defer_writes and not special:
             with self._pending_lock:
@@ -541,7 +565,11 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _on_pending(self) -> None:
         """Called when writes are held; the subclass arranges a flush soon."""
 
-    def _take_pending(self, key: tuple[str, str] | None = None) -> list[_WriteCall]:
+    def _take_pending(
+        self, key: tuple[str, str] | None = None, keep_from: str | None = None
+    ) -> list[_WriteCall]:
+        """Remove and return held writes: all, or one thread's except those of
+        checkpoints ``keep_from`` and after."""
         if not self._pending:
             return []
         with self._pending_lock:
@@ -549,7 +577,15 @@ class SaverCore(BaseCheckpointSaver[str]):
                 calls = [c for group in self._pending.values() for c in group]
                 self._pending.clear()
                 return calls
-            return self._pending.pop(key, [])
+            calls = self._pending.pop(key, [])
+            if keep_from is not None and calls:
+                kept = [c for c in calls if c.checkpoint_id and c.checkpoint_id >= keep_from]
+                if kept:
+                    self._pending[key] = kept
+                    calls = [
+                        c for c in calls if not (c.checkpoint_id and c.checkpoint_id >= keep_from)
+                    ]
+            return calls
 
     def _restore_pending(self, calls: Sequence[_WriteCall]) -> None:
         if not calls:
@@ -662,14 +698,22 @@ class SaverCore(BaseCheckpointSaver[str]):
         values: dict[str, tuple[str, bytes | None]] = {}
         states: dict[str, ListState] = {}
         forked: dict[str, str] = {}
-        b_channel, b_type, b_blob, b_len, d_body, d_items, t_len, b_snap, d_n = row[13:22]
+        (b_channel, b_type, b_blob, b_len, d_body, d_items, t_len, b_snap, d_n, d_layout) = row[
+            N_CHECKPOINT_COLUMNS : N_CHECKPOINT_COLUMNS + 10
+        ]
         versions = dict(zip(row[7] or (), row[8] or (), strict=True))
         for i, channel in enumerate(b_channel or ()):
             snap = b_snap[i]
             if snap is None:
                 values[channel] = (b_type[i], b_blob[i])
                 continue
-            joined = join_snapshot(b_type[i], b_blob[i], b_len[i], d_body[i], d_items[i], t_len[i])
+            snap_type, snap_blob, _, _ = stored_blob(b_type[i], b_blob[i], None, None)
+            deltas = d_body[i]
+            joined = None
+            if deltas is not None:
+                deltas = split_deltas(deltas, d_layout[i])
+            if deltas is not None or d_body[i] is None:
+                joined = join_snapshot(snap_type, snap_blob, b_len[i], deltas, d_items[i], t_len[i])
             if joined is None:  # a fork inside the range: resolve row by row
                 forked[channel] = versions[channel]
                 continue
@@ -697,7 +741,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             )
             per: dict[str, dict[str, StoredBlob]] = {}
             for ch, ver, typ, blob, base, cnt in rows:
-                per.setdefault(ch, {})[ver] = (typ, blob, base, cnt)
+                per.setdefault(ch, {})[ver] = stored_blob(typ, blob, base, cnt)
             for channel, version in forked.items():
                 vtype, vdata, state = resolve_chain(per.get(channel, {}), version)
                 values[channel] = (vtype, vdata)
@@ -722,7 +766,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         (thread_id, ns, checkpoint_id, parent_id, type_, data, metadata, channels, versions) = row[
             :9
         ]
-        w_task, w_channel, w_type, w_blob = row[9:13]
+        w_task, w_channel, w_type, w_blob, w_rtype, w_rcount = row[9:N_CHECKPOINT_COLUMNS]
         checkpoint = cast(Checkpoint, self._loads(type_, data))
         values = dict(checkpoint.get("channel_values") or {})
         for channel, version in zip(channels or (), versions or (), strict=True):
@@ -740,7 +784,11 @@ class SaverCore(BaseCheckpointSaver[str]):
         thread_id, ns = _u(thread_id), _u(ns)
         checkpoint["channel_values"] = values
         pending: list[PendingWrite] = [
-            (_u(w_task[i]), _u(w_channel[i]), self._loads(w_type[i], w_blob[i]))
+            (
+                _u(w_task[i]),
+                _u(w_channel[i]),
+                self._loads(*write_from_ref(w_type[i], w_blob[i], w_rtype[i], w_rcount[i])),
+            )
             for i in range(len(w_task or ()))
         ]
         return CheckpointTuple(
@@ -855,11 +903,8 @@ class SaverCore(BaseCheckpointSaver[str]):
                 "all",
             )
             for b in blob_rows:
-                blobs.setdefault((b[0], b[1]), {}).setdefault(b[2], {})[b[3]] = (
-                    b[4],
-                    b[5],
-                    b[6],
-                    b[7],
+                blobs.setdefault((b[0], b[1]), {}).setdefault(b[2], {})[b[3]] = stored_blob(
+                    b[4], b[5], b[6], b[7]
                 )
         resolvers = {key: ChainResolver(per) for key, per in blobs.items()}
         tuples = []
@@ -976,14 +1021,16 @@ class SaverCore(BaseCheckpointSaver[str]):
             "all",
         )
         per_ckpt: dict[str, list[tuple[Any, ...]]] = {}
-        for row in rows:  # (checkpoint_id, task_id, task_path, idx, channel, type, blob)
+        # rows: (checkpoint_id, task_id, task_path, idx, channel, type, blob, ref type, count)
+        for row in rows:
             if row[4] in remaining_at.get(row[0], ()):
                 per_ckpt.setdefault(row[0], []).append(row)
         for cid in sorted(per_ckpt, key=lambda c: -order[c]):  # oldest ancestor first
-            for _cid, task_id, _path, _idx, channel, type_, blob in sorted(
+            for _cid, task_id, _path, _idx, channel, type_, blob, rtype, rcount in sorted(
                 per_ckpt[cid], key=lambda r: (r[2], r[1], r[3])
             ):
-                collected[_u(channel)].append((_u(task_id), _u(channel), self._loads(type_, blob)))
+                value = self._loads(*write_from_ref(type_, blob, rtype, rcount))
+                collected[_u(channel)].append((_u(task_id), _u(channel), value))
         blob_targets: list[tuple[str, str]] = []
         inline_seeds: dict[str, list[str]] = {}
         for cid, _depth, _remaining, found, found_versions in ancestors:
@@ -1005,7 +1052,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             )
             per: dict[str, dict[str, StoredBlob]] = {}
             for b in blob_rows:
-                per.setdefault(b[2], {})[b[3]] = (b[4], b[5], b[6], b[7])
+                per.setdefault(b[2], {})[b[3]] = stored_blob(b[4], b[5], b[6], b[7])
             resolver = ChainResolver(per)
             for channel, version in blob_targets:
                 vtype, vdata = resolver.resolve(channel, version)
@@ -1037,6 +1084,7 @@ class _WriteCall:
     actions: list[tuple[Any, ...]]
     failed_task: str | None
     thread_id: str
+    checkpoint_id: str | None = None
 
 
 _W_FIELDS = ("t", "ns", "c", "task", "path", "idx", "ch", "ty", "b")
@@ -1058,8 +1106,21 @@ _A_FIELDS = (
 )
 
 
-def _bind_calls(params: dict[str, Any], calls: Sequence[_WriteCall]) -> tuple[int, int, int]:
-    """Add the rows of ``calls`` to ``params``; return (regular, special, action) counts."""
+def _bind_calls(
+    params: dict[str, Any],
+    calls: Sequence[_WriteCall],
+    deltas: Mapping[str, BlobRow] | None = None,
+    *,
+    shared: bool = False,
+) -> tuple[int, int, int]:
+    """Add the rows of ``calls`` to ``params``; return (regular, special, action) counts.
+
+    A regular write whose bytes are exactly the items that ``deltas`` (the delta
+    rows stored by the same statement, by channel) appended is bound as a
+    reference to that row instead of a second copy. ``shared``: every row is of
+    the statement's ``thread_id``/``ns``, which are not bound again per row.
+    """
+    skip = ("t", "ns") if shared else ()
     n_w = n_s = n_a = 0
     seen: set[tuple[Any, ...]] = set()
     for call in calls:
@@ -1074,8 +1135,17 @@ def _bind_calls(params: dict[str, Any], calls: Sequence[_WriteCall]) -> tuple[in
             else:
                 prefix, i = "w", n_w
                 n_w += 1
+            delta = deltas.get(row[6]) if deltas and not call.special else None
+            if (
+                delta is not None
+                and delta.blob is not None
+                and delta.count is not None
+                and write_refers_to(row[7], row[8], delta.blob, delta.count)
+            ):
+                row = (*row[:7], WRITE_REF_TYPE, delta.version.encode())
             for name, value in zip(_W_FIELDS, row, strict=True):
-                params[f"{prefix}{i}_{name}"] = value
+                if name not in skip:
+                    params[f"{prefix}{i}_{name}"] = value
     seen_actions: dict[tuple[str, str], int] = {}
     for call in calls:
         for row in call.actions:
@@ -1085,7 +1155,8 @@ def _bind_calls(params: dict[str, Any], calls: Sequence[_WriteCall]) -> tuple[in
                 seen_actions[action_key] = n_a
                 n_a += 1
             for name, value in zip(_A_FIELDS, row, strict=True):
-                params[f"a{i}_{name}"] = value
+                if name not in skip:
+                    params[f"a{i}_{name}"] = value
     return n_w, n_s, n_a
 
 

@@ -24,10 +24,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._compress import inflate, is_compressed
 from .errors import SerializationError
 
 DELTA_TYPE = "delta"
 """``blobs.type`` of a delta row: ``blob`` holds item encodings only."""
+
+WRITE_REF_TYPE = "ref"
+"""``writes.type`` of a pending write stored as a reference: its ``blob`` holds the
+version of the delta row (same thread, namespace and channel) whose items are the
+write's items, byte for byte."""
 
 VERSION_RE = re.compile(r"^\d{12}\.[0-9a-f]{12}$")
 """Versions this saver makes: fixed width, so string order is version order."""
@@ -208,8 +214,75 @@ class DeltaPolicy:
         return row, ListState(version, body, count, None, len(body), 0, 0)
 
 
+def write_refers_to(type_: str, data: bytes, delta: bytes, count: int) -> bool:
+    """Whether a serialized write is exactly the list ``delta`` (``count`` items) appended."""
+    if type_ != "msgpack" or len(data) < 64:  # a reference only pays off for bigger values
+        return False
+    header = array_header(data)
+    return (
+        header is not None
+        and header[1] == count
+        and len(data) - header[0] == len(delta)
+        and data[header[0] :] == delta
+    )
+
+
+def write_from_ref(
+    write_type: str, blob: bytes | None, ref_type: str | None, ref_count: int | None
+) -> tuple[str, bytes | None]:
+    """The serializer type and bytes of a stored write, following a reference."""
+    if write_type != WRITE_REF_TYPE:
+        return write_type, blob
+    if ref_type is not None and is_compressed(ref_type):
+        ref_type, blob = inflate(ref_type, blob)
+    if ref_type != DELTA_TYPE or blob is None or ref_count is None:
+        raise SerializationError("a pending write refers to a list delta that is not stored")
+    return "msgpack", make_header(ref_count) + blob
+
+
 StoredBlob = tuple[str, bytes | None, str | None, int | None]
 """A blob row as read back: ``(type, blob, base_version, item_count)``."""
+
+
+def stored_blob(type_: str, blob: bytes | None, base: str | None, count: int | None) -> StoredBlob:
+    """A blob row as read back, inflated when it was stored compressed."""
+    if is_compressed(type_):
+        type_, blob = inflate(type_, blob)
+    return type_, blob, base, count
+
+
+def split_deltas(body: bytes, layout: str | None) -> bytes | None:
+    """The raw concatenation of a chain's deltas from the server's concatenation.
+
+    Args:
+        body: The stored delta blobs, concatenated in version order.
+        layout: None when every delta is stored raw; else ``len`` or
+            ``len:type`` per row, comma-separated.
+
+    Returns:
+        The bytes, or None when a row that is not a delta lies in the range (a
+        fork stored its own values there): the caller resolves row by row.
+    """
+    if layout is None:
+        return body
+    parts: list[bytes] = []
+    pos = 0
+    for entry in layout.split(","):
+        size_text, _, type_ = entry.partition(":")
+        size = int(size_text)
+        chunk = body[pos : pos + size]
+        pos += size
+        if type_:
+            if not is_compressed(type_):
+                return None
+            inner, raw = inflate(type_, chunk)
+            if inner != DELTA_TYPE or raw is None:
+                return None
+            chunk = raw
+        parts.append(chunk)
+    if pos != len(body):
+        raise SerializationError("a delta chain's layout does not match its bytes")
+    return b"".join(parts)
 
 
 def resolve_chain(

@@ -31,13 +31,29 @@ _BLOB_CHAIN = """
     ) b
 """
 
+# A pending write that equals the delta its step appended to a list channel is
+# stored as a reference to that delta row (type WRITE_REF, blob = the version):
+# the appended bytes live once. The lateral join runs only for such rows.
+_WRITE_REF_JOIN = """
+    LEFT JOIN LATERAL (
+        SELECT rb.type, rb.blob, rb.item_count FROM {s}.blobs rb
+        WHERE w.type = 'ref' AND rb.thread_id = w.thread_id
+          AND rb.checkpoint_ns = w.checkpoint_ns AND rb.channel = w.channel
+          AND rb.version = encode(w.blob, 'escape')
+    ) rb ON true
+"""
+
 _WRITES_LATERAL = """
 LEFT JOIN LATERAL (
     SELECT array_agg(w.task_id ORDER BY w.task_path, w.task_id, w.idx) AS w_task,
            array_agg(w.channel ORDER BY w.task_path, w.task_id, w.idx) AS w_channel,
            array_agg(w.type ORDER BY w.task_path, w.task_id, w.idx) AS w_type,
-           array_agg(w.blob ORDER BY w.task_path, w.task_id, w.idx) AS w_blob
+           array_agg(COALESCE(rb.blob, w.blob) ORDER BY w.task_path, w.task_id, w.idx)
+               AS w_blob,
+           array_agg(rb.type ORDER BY w.task_path, w.task_id, w.idx) AS w_rtype,
+           array_agg(rb.item_count ORDER BY w.task_path, w.task_id, w.idx) AS w_rcount
     FROM {s}.writes w
+    {ref}
     WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
       AND w.checkpoint_id = c.checkpoint_id
 ) wr ON true
@@ -46,8 +62,11 @@ LEFT JOIN LATERAL (
 CHECKPOINT_COLUMNS = (
     "c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, "
     "c.checkpoint, c.metadata, c.channels, c.versions, "
-    "wr.w_task, wr.w_channel, wr.w_type, wr.w_blob"
+    "wr.w_task, wr.w_channel, wr.w_type, wr.w_blob, wr.w_rtype, wr.w_rcount"
 )
+"""The leading columns of a checkpoint read; :data:`N_CHECKPOINT_COLUMNS` of them."""
+
+N_CHECKPOINT_COLUMNS = 15
 
 
 class Queries:
@@ -60,6 +79,11 @@ class Queries:
     def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
         """Compose ``text`` with ``{s}`` bound to the schema."""
         return sql.SQL(text).format(s=self.ident, **parts)
+
+    @cached_property
+    def writes_lateral(self) -> sql.Composed:
+        """The pending writes of checkpoint ``c``, references resolved, as arrays."""
+        return self.q(_WRITES_LATERAL, ref=self.q(_WRITE_REF_JOIN))
 
     # ------------------------------------------------------------------ setup
 
@@ -105,6 +129,7 @@ class Queries:
         n_blobs: int,
         checkpoint: bool,
         async_commit: bool,
+        shared: bool = False,
     ) -> sql.Composed:
         """One statement that stores any mix of the four kinds of rows.
 
@@ -116,6 +141,10 @@ class Queries:
             checkpoint: Also store the checkpoint row (its named params).
             async_commit: Commit without waiting for the WAL flush (this
                 transaction only); only used when no checkpoint is stored.
+            shared: Write and action rows all belong to the checkpoint's thread
+                and namespace: they use ``thread_id``/``ns`` instead of their own
+                (fewer parameters: psycopg caches the parse of statements with
+                at most 50).
         """
         ctes: list[str] = []
         for prefix, n, conflict in (
@@ -130,7 +159,12 @@ class Queries:
             if not n:
                 continue
             rows = ", ".join(
-                f"(%({prefix}{i}_t)s, %({prefix}{i}_ns)s, %({prefix}{i}_c)s, "
+                (
+                    "(%(thread_id)s, %(ns)s, "
+                    if shared
+                    else f"(%({prefix}{i}_t)s, %({prefix}{i}_ns)s, "
+                )
+                + f"%({prefix}{i}_c)s, "
                 f"%({prefix}{i}_task)s, %({prefix}{i}_path)s, %({prefix}{i}_idx)s::int, "
                 f"%({prefix}{i}_ch)s, %({prefix}{i}_ty)s, %({prefix}{i}_b)s::bytea)"
                 for i in range(n)
@@ -143,7 +177,12 @@ class Queries:
             )
         if n_actions:
             rows = ", ".join(
-                f"(%(a{i}_t)s, %(a{i}_id)s, %(a{i}_run)s, %(a{i}_ns)s, %(a{i}_c)s, "
+                (
+                    f"(%(thread_id)s, %(a{i}_id)s, %(a{i}_run)s, %(ns)s, "
+                    if shared
+                    else f"(%(a{i}_t)s, %(a{i}_id)s, %(a{i}_run)s, %(a{i}_ns)s, "
+                )
+                + f"%(a{i}_c)s, "
                 f"%(a{i}_task)s, %(a{i}_node)s, %(a{i}_agent)s, %(a{i}_step)s::int, "
                 f"%(a{i}_type)s, %(a{i}_name)s, %(a{i}_status)s, %(a{i}_out)s::jsonb, "
                 f"%(a{i}_err)s::jsonb, now())"
@@ -207,7 +246,7 @@ class Queries:
             """
             SELECT {cols},
                    bl.b_channel, bl.b_type, bl.b_blob, bl.b_len, bl.d_body, bl.d_items,
-                   bl.t_len, bl.b_snap, bl.d_n
+                   bl.t_len, bl.b_snap, bl.d_n, bl.d_layout
             FROM (SELECT * FROM {s}.checkpoints
                   WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s {where}
                   ORDER BY checkpoint_id DESC LIMIT 1) c
@@ -216,7 +255,7 @@ class Queries:
                        array_agg(s.blob) AS b_blob, array_agg(s.list_len) AS b_len,
                        array_agg(d.body) AS d_body, array_agg(d.items) AS d_items,
                        array_agg(tb.list_len) AS t_len, array_agg(tb.snap_version) AS b_snap,
-                       array_agg(d.n) AS d_n
+                       array_agg(d.n) AS d_n, array_agg(d.layout) AS d_layout
                 FROM unnest(c.channels, c.versions) AS u(channel, version)
                 -- inline values (empty version) live in the checkpoint itself
                 CROSS JOIN LATERAL (
@@ -235,7 +274,12 @@ class Queries:
                 ) s
                 LEFT JOIN LATERAL (
                     SELECT string_agg(b.blob, ''::bytea ORDER BY b.version) AS body,
-                           sum(b.item_count)::int AS items, count(*)::int AS n
+                           sum(b.item_count)::int AS items, count(*)::int AS n,
+                           -- where compressed deltas sit in body: "len" or "len:type"
+                           CASE WHEN bool_or(b.type <> 'delta') THEN string_agg(
+                               length(b.blob)::text
+                               || CASE WHEN b.type = 'delta' THEN '' ELSE ':' || b.type END,
+                               ',' ORDER BY b.version) END AS layout
                     FROM {s}.blobs b
                     WHERE tb.snap_version IS NOT NULL
                       AND b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
@@ -248,7 +292,7 @@ class Queries:
             """,
             cols=sql.SQL(CHECKPOINT_COLUMNS),
             where=sql.SQL(where),
-            writes=sql.SQL(_WRITES_LATERAL).format(s=self.ident),
+            writes=self.writes_lateral,
         )
 
     @functools.lru_cache(maxsize=4)  # noqa: B019
@@ -281,7 +325,7 @@ class Queries:
             """,
             cols=sql.SQL(CHECKPOINT_COLUMNS),
             where=sql.SQL(where),
-            writes=sql.SQL(_WRITES_LATERAL).format(s=self.ident),
+            writes=self.writes_lateral,
         )
 
     @cached_property
@@ -396,6 +440,11 @@ class Queries:
                   AND u.channel = b.channel
                   AND b.version >= COALESCE(nb.snap_version, nb.version)
                   AND b.version <= nb.version
+            ) AND NOT EXISTS (  -- a pending write refers to it
+                SELECT 1 FROM {s}.writes w
+                WHERE w.thread_id = b.thread_id AND w.checkpoint_ns = b.checkpoint_ns
+                  AND w.type = 'ref' AND w.channel = b.channel
+                  AND encode(w.blob, 'escape') = b.version
             )
             """
         )
@@ -497,11 +546,15 @@ class Queries:
     def delta_writes(self) -> sql.Composed:
         return self.q(
             """
-            SELECT checkpoint_id, task_id, task_path, idx, channel, type, blob
-            FROM {s}.writes
-            WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s
-              AND checkpoint_id = ANY(%(ids)s::text[]) AND channel = ANY(%(channels)s::text[])
-            """
+            SELECT w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, w.type,
+                   COALESCE(rb.blob, w.blob), rb.type, rb.item_count
+            FROM {s}.writes w
+            {ref}
+            WHERE w.thread_id = %(thread_id)s AND w.checkpoint_ns = %(ns)s
+              AND w.checkpoint_id = ANY(%(ids)s::text[])
+              AND w.channel = ANY(%(channels)s::text[])
+            """,
+            ref=self.q(_WRITE_REF_JOIN),
         )
 
     @cached_property

@@ -61,6 +61,8 @@ class AsyncActionSaver(SaverCore):
         pipeline: Run multi-statement operations in psycopg pipeline mode.
         record_nodes: Write a ``node`` action per finished task.
         delta_policy: When list channels are stored as deltas vs snapshots.
+        compress_min: Deflate checkpoints and list deltas of at least this many
+            bytes (PostgreSQL only compresses rows over ~2 KB); 0 turns it off.
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class AsyncActionSaver(SaverCore):
         pipeline: bool = False,
         record_nodes: bool = True,
         delta_policy: DeltaPolicy | None = None,
+        compress_min: int = 256,
         replay: bool = True,
         lease: str = "wait",
         lease_timeout: float = 300.0,
@@ -88,6 +91,7 @@ class AsyncActionSaver(SaverCore):
             serde=serde,
             record_nodes=record_nodes,
             delta_policy=delta_policy,
+            compress_min=compress_min,
             replay=replay,
             lease=lease,
             lease_timeout=lease_timeout,

@@ -67,8 +67,10 @@ class ActionSaver(SaverCore):
         serde: Serializer; defaults to LangGraph's msgpack serializer in strict
             allowlist mode.
         pipeline: Run multi-statement operations in psycopg pipeline mode.
-        record_nodes: Write a ``node`` and ``branch`` action per finished task.
+        record_nodes: Write a ``node`` action (with its routing decision) per finished task.
         delta_policy: When list channels are stored as deltas vs snapshots.
+        compress_min: Deflate checkpoints and list deltas of at least this many
+            bytes (PostgreSQL only compresses rows over ~2 KB); 0 turns it off.
         replay: Serve completed actions from the log when a task runs again.
         lease: One worker per thread: ``wait`` for, or ``error`` on, a busy
             thread, or ``off``.
@@ -90,6 +92,7 @@ class ActionSaver(SaverCore):
         pipeline: bool = False,
         record_nodes: bool = True,
         delta_policy: DeltaPolicy | None = None,
+        compress_min: int = 256,
         replay: bool = True,
         lease: str = "wait",
         lease_timeout: float = 300.0,
@@ -106,6 +109,7 @@ class ActionSaver(SaverCore):
             serde=serde,
             record_nodes=record_nodes,
             delta_policy=delta_policy,
+            compress_min=compress_min,
             replay=replay,
             lease=lease,
             lease_timeout=lease_timeout,

@@ -7,6 +7,7 @@ import asyncio
 import multiprocessing as mp
 import operator
 import os
+import random
 from typing import Annotated, Any, TypedDict
 
 import psycopg
@@ -325,18 +326,69 @@ def test_append_only_list_is_stored_as_deltas(dsn: str, schema: str) -> None:
         saver.setup()
         graph = _looping_graph(steps, payload).compile(checkpointer=saver)
         config = {"configurable": {"thread_id": "d"}, "recursion_limit": 10_000}
-        out = graph.invoke({"items": [], "n": 0}, config)
+        # sync: each step's writes meet the next checkpoint's deltas (with "async"
+        # the writer may flush some before, which stores them in full)
+        out = graph.invoke({"items": [], "n": 0}, config, durability="sync")
         assert out == _reference_state(steps, _looping_graph(steps, payload))
         kinds = dict(fetch(dsn, f'SELECT type, count(*) FROM "{schema}".blobs GROUP BY type'))
-        assert kinds.get("delta", 0) >= steps - 1
+        # 1 KB deltas of a compressible text are stored deflated
+        assert kinds.get("z:delta", 0) >= steps - 1
         stored = fetch(
             dsn, f"SELECT sum(length(blob)) FROM \"{schema}\".blobs WHERE channel = 'items'"
         )[0][0]
-        assert stored < 1.2 * steps * len(payload)
-        # every historical version reconstructs exactly
-        for i, snapshot in enumerate(graph.get_state_history(config)):
+        assert stored < 0.2 * steps * len(payload)
+        # each step's write of the appended item refers to its delta instead of a copy
+        refs = fetch(dsn, f"SELECT count(*) FROM \"{schema}\".writes WHERE type = 'ref'")
+        assert refs[0][0] >= steps - 1
+        # every historical version reconstructs exactly, pending writes included
+        history = list(graph.get_state_history(config))
+        for i, snapshot in enumerate(history):
             items = snapshot.values.get("items", [])
             assert items == out["items"][: len(items)], i
+        for parent, child in zip(history[1:], history[:-1], strict=True):
+            tup = saver.get_tuple(parent.config)
+            assert tup is not None
+            written = [v for _, ch, v in tup.pending_writes if ch == "items"]
+            assert written == [child.values["items"][len(parent.values.get("items", [])) :]]
+
+
+@pytest.mark.parametrize("compress_min", [0, 256])
+def test_mixed_raw_and_deflated_deltas(dsn: str, schema: str, compress_min: int) -> None:
+    """Small and big, compressible and random items in one chain read back exactly."""
+    rng = random.Random(7)
+    texts = [
+        "p" * 900
+        if i % 3 == 0
+        else "".join(rng.choices("0123456789abcdef", k=700))
+        if i % 3 == 1
+        else f"short {i}"
+        for i in range(40)
+    ]
+
+    def step(state: ListState) -> dict[str, Any]:
+        return {"items": [texts[state["n"]]], "n": state["n"] + 1}
+
+    builder = StateGraph(ListState)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    builder.add_conditional_edges("step", lambda s: END if s["n"] >= len(texts) else "step")
+    with ActionSaver.from_conn_string(dsn, schema=schema, compress_min=compress_min) as saver:
+        saver.setup()
+        config = {"configurable": {"thread_id": "mixed"}, "recursion_limit": 1_000}
+        out = builder.compile(checkpointer=saver).invoke({"items": [], "n": 0}, config)
+        assert out["items"] == texts
+        kinds = dict(fetch(dsn, f'SELECT type, count(*) FROM "{schema}".blobs GROUP BY type'))
+        if compress_min:
+            assert kinds.get("z:delta", 0) > 0 and kinds.get("delta", 0) > 0, kinds
+        else:
+            assert "z:delta" not in kinds and not any(k.startswith("z") for k in kinds), kinds
+        # a fresh saver (nothing cached) reads every version back
+        with ActionSaver.from_conn_string(dsn, schema=schema) as reader:
+            graph = builder.compile(checkpointer=reader)
+            assert graph.get_state(config).values["items"] == texts
+            for snapshot in graph.get_state_history(config):
+                items = snapshot.values.get("items", [])
+                assert items == texts[: len(items)]
 
 
 def test_deltas_across_fork_copy_and_prune(dsn: str, schema: str) -> None:
@@ -364,6 +416,80 @@ def test_deltas_across_fork_copy_and_prune(dsn: str, schema: str) -> None:
         assert len(list(saver.list(config))) == 1
         # the copy is untouched by pruning the source
         assert len(list(saver.list({"configurable": {"thread_id": "f-copy"}}))) > 1
+
+
+def test_deleting_a_run_keeps_deltas_that_earlier_writes_refer_to(dsn: str, schema: str) -> None:
+    """A pending write stored as a reference outlives the checkpoint that stored its delta.
+
+    The later checkpoints are marked as another run's (as when a run resumes a thread
+    after an interrupt); deleting that run collects blobs, and must keep the delta the
+    surviving checkpoint's write refers to.
+    """
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        graph = _looping_graph(4, "b" * 500).compile(checkpointer=saver)
+        config: Any = {"configurable": {"thread_id": "runs"}}
+        graph.invoke({"items": [], "n": 0}, config, durability="sync")
+        history = list(graph.get_state_history(config))  # newest first
+        keep = history[2]  # a checkpoint whose step appended one item afterwards
+        child = history[1]
+        keep_id = keep.config["configurable"]["checkpoint_id"]
+        refs = fetch(
+            dsn,
+            f"SELECT count(*) FROM \"{schema}\".writes WHERE type = 'ref' AND checkpoint_id = %s",
+            (keep_id,),
+        )
+        assert refs[0][0] == 1
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(
+                f"UPDATE \"{schema}\".checkpoints SET run_id = 'later' WHERE checkpoint_id > %s",
+                (keep_id,),
+            )
+        saver.delete_for_runs(["later"])
+        assert [t.config["configurable"]["checkpoint_id"] for t in saver.list(config)][0] == keep_id
+    with ActionSaver.from_conn_string(dsn, schema=schema) as fresh:
+        after = fresh.get_tuple(keep.config)
+        assert after is not None
+        assert after.checkpoint["channel_values"]["items"] == keep.values["items"]
+        appended = child.values["items"][len(keep.values["items"]) :]
+        assert [v for _, ch, v in after.pending_writes if ch == "items"] == [appended]
+
+
+def test_corrupt_stored_values_are_clear_errors(dsn: str, schema: str) -> None:
+    """Compressed values that do not inflate and references to missing deltas raise
+    SerializationError; nothing crashes or returns wrong data."""
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        graph = _looping_graph(4, "z" * 600).compile(checkpointer=saver)
+        config: Any = {"configurable": {"thread_id": "bad"}}
+        graph.invoke({"items": [], "n": 0}, config, durability="sync")
+        history = list(saver.list(config))
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            # a pending write's referenced delta disappears
+            conn.execute(
+                f'DELETE FROM "{schema}".blobs b USING "{schema}".writes w '
+                "WHERE w.type = 'ref' AND b.version = encode(w.blob, 'escape') "
+                "AND w.checkpoint_id = %s",
+                (history[2].config["configurable"]["checkpoint_id"],),
+            )
+        with (
+            ActionSaver.from_conn_string(dsn, schema=schema) as fresh,
+            pytest.raises(SerializationError),
+        ):
+            fresh.get_tuple(history[2].config)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            # a compressed checkpoint replaced by bytes that are not deflate data,
+            # and one that inflates past the limit would (a bomb) is refused as well
+            conn.execute(
+                f"UPDATE \"{schema}\".checkpoints SET checkpoint = %s, type = 'zc:msgpack' "
+                "WHERE checkpoint_id = %s",
+                (b"\xff\x00garbage", history[0].config["configurable"]["checkpoint_id"]),
+            )
+        with (
+            ActionSaver.from_conn_string(dsn, schema=schema) as fresh,
+            pytest.raises(SerializationError),
+        ):
+            fresh.get_tuple(history[0].config)
 
 
 def test_resumed_process_continues_deltas_from_stored_state(dsn: str, schema: str) -> None:

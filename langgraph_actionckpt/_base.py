@@ -1115,37 +1115,63 @@ def _bind_calls(
 ) -> tuple[int, int, int]:
     """Add the rows of ``calls`` to ``params``; return (regular, special, action) counts.
 
-    A regular write whose bytes are exactly the items that ``deltas`` (the delta
-    rows stored by the same statement, by channel) appended is bound as a
-    reference to that row instead of a second copy. ``shared``: every row is of
-    the statement's ``thread_id``/``ns``, which are not bound again per row.
+    The regular writes of one call are one row (arrays of channels, types and
+    values; ``idx`` is the first write's); special writes (errors, interrupts)
+    are a row each, since each replaces its own. A regular write whose bytes are
+    exactly the items that ``deltas`` (the delta rows stored by the same
+    statement, by channel) appended is bound as a reference to that row instead
+    of a second copy. ``shared``: every row is of the statement's
+    ``thread_id``/``ns``, which are not bound again per row.
     """
     skip = ("t", "ns") if shared else ()
-    n_w = n_s = n_a = 0
-    seen: set[tuple[Any, ...]] = set()
+    # key -> the (channels, types, blobs) lists already bound for it: one
+    # statement cannot touch a key twice, so repeated calls merge here the way
+    # the upsert merges them with what is stored
+    bound: dict[tuple[Any, ...], tuple[list[str], list[str], list[bytes]]] = {}
+    n_w = n_s = 0
     for call in calls:
-        for row in call.rows:
-            key = (row[0], row[1], row[2], row[3], row[5])
-            if key in seen:  # one statement cannot touch the same key twice
+        groups = [[row] for row in call.rows] if call.special else [call.rows]
+        for group in groups:
+            if not group:
                 continue
-            seen.add(key)
+            first = group[0]
+            key = (first[0], first[1], first[2], first[3], first[5])
+            channels: list[str] = []
+            types: list[str] = []
+            blobs: list[bytes] = []
+            for row in group:
+                type_, data = row[7], row[8]
+                delta = deltas.get(row[6]) if deltas and not call.special else None
+                if (
+                    delta is not None
+                    and delta.blob is not None
+                    and delta.count is not None
+                    and write_refers_to(type_, data, delta.blob, delta.count)
+                ):
+                    type_, data = WRITE_REF_TYPE, delta.version.encode()
+                channels.append(row[6])
+                types.append(type_)
+                blobs.append(data)
+            earlier = bound.get(key)
+            if earlier is not None:
+                if not call.special:  # keep what is there, add the writes past it
+                    have = len(earlier[0])
+                    earlier[0].extend(channels[have:])
+                    earlier[1].extend(types[have:])
+                    earlier[2].extend(blobs[have:])
+                continue
+            bound[key] = (channels, types, blobs)
             if call.special:
                 prefix, i = "s", n_s
                 n_s += 1
             else:
                 prefix, i = "w", n_w
                 n_w += 1
-            delta = deltas.get(row[6]) if deltas and not call.special else None
-            if (
-                delta is not None
-                and delta.blob is not None
-                and delta.count is not None
-                and write_refers_to(row[7], row[8], delta.blob, delta.count)
-            ):
-                row = (*row[:7], WRITE_REF_TYPE, delta.version.encode())
-            for name, value in zip(_W_FIELDS, row, strict=True):
+            values = (*first[:6], channels, types, blobs)
+            for name, value in zip(_W_FIELDS, values, strict=True):
                 if name not in skip:
                     params[f"{prefix}{i}_{name}"] = value
+    n_a = 0
     seen_actions: dict[tuple[str, str], int] = {}
     for call in calls:
         for row in call.actions:

@@ -163,6 +163,35 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
         concurrent=True,
     ),
+    Migration(
+        3,
+        "pending writes: one row per put_writes call (arrays of channels, types, values)",
+        (
+            # A task's writes (often a message, a few state keys and a branch
+            # trigger) share one row and one index entry instead of one each.
+            "ALTER TABLE {s}.writes ADD COLUMN IF NOT EXISTS channels text[], "
+            "ADD COLUMN IF NOT EXISTS types text[], ADD COLUMN IF NOT EXISTS blobs bytea[]",
+            "UPDATE {s}.writes SET channels = ARRAY[channel], types = ARRAY[type], "
+            "blobs = ARRAY[blob] WHERE channels IS NULL",
+            "ALTER TABLE {s}.writes DROP COLUMN channel, DROP COLUMN type, DROP COLUMN blob, "
+            "ALTER COLUMN channels SET NOT NULL, ALTER COLUMN types SET NOT NULL, "
+            "ALTER COLUMN blobs SET NOT NULL",
+        ),
+    ),
+    Migration(
+        4,
+        "run_id indexes only over rows that have a run id (checkpoints, actions)",
+        (
+            # delete_for_runs looks up non-null run ids only; graphs run without
+            # one (plain LangGraph) then pay nothing for these indexes
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS checkpoints_run_idx "
+            "ON {s}.checkpoints (run_id) WHERE run_id IS NOT NULL",
+            "DROP INDEX CONCURRENTLY IF EXISTS {s}.checkpoints_run_id_idx",
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS actions_run_idx "
+            "ON {s}.actions (run_id) WHERE run_id IS NOT NULL",
+        ),
+        concurrent=True,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

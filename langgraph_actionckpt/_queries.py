@@ -37,22 +37,30 @@ _BLOB_CHAIN = """
 _WRITE_REF_JOIN = """
     LEFT JOIN LATERAL (
         SELECT rb.type, rb.blob, rb.item_count FROM {s}.blobs rb
-        WHERE w.type = 'ref' AND rb.thread_id = w.thread_id
-          AND rb.checkpoint_ns = w.checkpoint_ns AND rb.channel = w.channel
-          AND rb.version = encode(w.blob, 'escape')
+        WHERE x.type = 'ref' AND rb.thread_id = w.thread_id
+          AND rb.checkpoint_ns = w.checkpoint_ns AND rb.channel = x.channel
+          AND rb.version = encode(x.blob, 'escape')
     ) rb ON true
+"""
+
+# One row holds the writes of one put_writes call (``idx`` is the first one's);
+# x is one write, n its position in the row.
+_WRITES_UNNEST = """
+    CROSS JOIN LATERAL unnest(w.channels, w.types, w.blobs) WITH ORDINALITY
+        AS x(channel, type, blob, n)
 """
 
 _WRITES_LATERAL = """
 LEFT JOIN LATERAL (
-    SELECT array_agg(w.task_id ORDER BY w.task_path, w.task_id, w.idx) AS w_task,
-           array_agg(w.channel ORDER BY w.task_path, w.task_id, w.idx) AS w_channel,
-           array_agg(w.type ORDER BY w.task_path, w.task_id, w.idx) AS w_type,
-           array_agg(COALESCE(rb.blob, w.blob) ORDER BY w.task_path, w.task_id, w.idx)
+    SELECT array_agg(w.task_id ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_task,
+           array_agg(x.channel ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_channel,
+           array_agg(x.type ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_type,
+           array_agg(COALESCE(rb.blob, x.blob) ORDER BY w.task_path, w.task_id, w.idx, x.n)
                AS w_blob,
-           array_agg(rb.type ORDER BY w.task_path, w.task_id, w.idx) AS w_rtype,
-           array_agg(rb.item_count ORDER BY w.task_path, w.task_id, w.idx) AS w_rcount
+           array_agg(rb.type ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_rtype,
+           array_agg(rb.item_count ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_rcount
     FROM {s}.writes w
+    {unnest}
     {ref}
     WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
       AND w.checkpoint_id = c.checkpoint_id
@@ -83,7 +91,7 @@ class Queries:
     @cached_property
     def writes_lateral(self) -> sql.Composed:
         """The pending writes of checkpoint ``c``, references resolved, as arrays."""
-        return self.q(_WRITES_LATERAL, ref=self.q(_WRITE_REF_JOIN))
+        return self.q(_WRITES_LATERAL, unnest=self.q(_WRITES_UNNEST), ref=self.q(_WRITE_REF_JOIN))
 
     # ------------------------------------------------------------------ setup
 
@@ -134,8 +142,10 @@ class Queries:
         """One statement that stores any mix of the four kinds of rows.
 
         Args:
-            n_writes: Regular pending writes (``w{i}_*`` params; kept if present).
-            n_special: Special writes (error, interrupt...: ``s{i}_*``; replaced).
+            n_writes: Rows of regular pending writes, one per put_writes call
+                (``w{i}_*`` params, arrays; stored writes are kept).
+            n_special: Special writes (error, interrupt...: ``s{i}_*``, one per
+                row; replaced).
             n_actions: Node/branch action rows (``a{i}_*``).
             n_blobs: Channel values (``b{i}_*``, with ``thread_id``/``ns``).
             checkpoint: Also store the checkpoint row (its named params).
@@ -148,12 +158,22 @@ class Queries:
         """
         ctes: list[str] = []
         for prefix, n, conflict in (
-            ("w", n_writes, "DO NOTHING"),
+            # a repeated call keeps the stored writes and adds those past them,
+            # as one row per write with DO NOTHING would
+            (
+                "w",
+                n_writes,
+                "DO UPDATE SET "
+                "channels = w.channels || EXCLUDED.channels[cardinality(w.channels) + 1:], "
+                "types = w.types || EXCLUDED.types[cardinality(w.types) + 1:], "
+                "blobs = w.blobs || EXCLUDED.blobs[cardinality(w.blobs) + 1:] "
+                "WHERE cardinality(EXCLUDED.channels) > cardinality(w.channels)",
+            ),
             (
                 "s",
                 n_special,
-                "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, "
-                "blob = EXCLUDED.blob, task_path = EXCLUDED.task_path",
+                "DO UPDATE SET channels = EXCLUDED.channels, types = EXCLUDED.types, "
+                "blobs = EXCLUDED.blobs, task_path = EXCLUDED.task_path",
             ),
         ):
             if not n:
@@ -166,12 +186,13 @@ class Queries:
                 )
                 + f"%({prefix}{i}_c)s, "
                 f"%({prefix}{i}_task)s, %({prefix}{i}_path)s, %({prefix}{i}_idx)s::int, "
-                f"%({prefix}{i}_ch)s, %({prefix}{i}_ty)s, %({prefix}{i}_b)s::bytea)"
+                f"%({prefix}{i}_ch)s::text[], %({prefix}{i}_ty)s::text[], "
+                f"%({prefix}{i}_b)s::bytea[])"
                 for i in range(n)
             )
             ctes.append(
-                f"{prefix}_rows AS (INSERT INTO {{s}}.writes (thread_id, checkpoint_ns, "  # noqa: S608
-                "checkpoint_id, task_id, task_path, idx, channel, type, blob) "
+                f"{prefix}_rows AS (INSERT INTO {{s}}.writes AS w (thread_id, checkpoint_ns, "  # noqa: S608
+                "checkpoint_id, task_id, task_path, idx, channels, types, blobs) "
                 f"VALUES {rows} "
                 f"ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) {conflict})"
             )
@@ -423,30 +444,54 @@ class Queries:
     def gc_blobs(self) -> sql.Composed:
         """Delete blobs of the given threads that no remaining checkpoint needs.
 
-        A blob is needed when a checkpoint references it, or when it lies in the
-        delta chain range of a referenced blob.
+        A blob is needed when a checkpoint references it, when it lies in the
+        delta chain range of a referenced blob, or when a pending write is stored
+        as a reference to it. The needed sets are computed once (full values by
+        exact version, delta chains as merged ranges, one per snapshot), so the
+        work grows with the thread's size, not its square.
         """
         return self.q(
             """
-            DELETE FROM {s}.blobs b
-            WHERE b.thread_id = ANY(%(thread_ids)s::text[]) AND NOT EXISTS (
-                SELECT 1
+            WITH used AS MATERIALIZED (
+                SELECT DISTINCT c.thread_id, c.checkpoint_ns, u.channel, u.version
                 FROM {s}.checkpoints c
                 CROSS JOIN LATERAL unnest(c.channels, c.versions) AS u(channel, version)
-                JOIN {s}.blobs nb ON nb.thread_id = c.thread_id
-                    AND nb.checkpoint_ns = c.checkpoint_ns
-                    AND nb.channel = u.channel AND nb.version = u.version
-                WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
-                  AND u.channel = b.channel
-                  AND b.version >= COALESCE(nb.snap_version, nb.version)
-                  AND b.version <= nb.version
-            ) AND NOT EXISTS (  -- a pending write refers to it
-                SELECT 1 FROM {s}.writes w
-                WHERE w.thread_id = b.thread_id AND w.checkpoint_ns = b.checkpoint_ns
-                  AND w.type = 'ref' AND w.channel = b.channel
-                  AND encode(w.blob, 'escape') = b.version
+                WHERE c.thread_id = ANY(%(thread_ids)s::text[]) AND u.version <> ''
+            ), targets AS MATERIALIZED (
+                SELECT u.thread_id, u.checkpoint_ns, u.channel, u.version, nb.snap_version
+                FROM used u CROSS JOIN LATERAL (
+                    SELECT nb.snap_version FROM {s}.blobs nb
+                    WHERE nb.thread_id = u.thread_id AND nb.checkpoint_ns = u.checkpoint_ns
+                      AND nb.channel = u.channel AND nb.version = u.version
+                ) nb
+            ), ranges AS MATERIALIZED (
+                SELECT thread_id, checkpoint_ns, channel, snap_version AS lo,
+                       max(version) AS hi
+                FROM targets WHERE snap_version IS NOT NULL
+                GROUP BY thread_id, checkpoint_ns, channel, snap_version
+            ), refs AS MATERIALIZED (
+                -- deltas a pending write refers to
+                SELECT w.thread_id, w.checkpoint_ns, x.channel,
+                       encode(x.blob, 'escape') AS version
+                FROM {s}.writes w {unnest}
+                WHERE w.thread_id = ANY(%(thread_ids)s::text[]) AND x.type = 'ref'
             )
-            """
+            DELETE FROM {s}.blobs b
+            WHERE b.thread_id = ANY(%(thread_ids)s::text[])
+              AND NOT EXISTS (
+                SELECT 1 FROM targets t
+                WHERE t.thread_id = b.thread_id AND t.checkpoint_ns = b.checkpoint_ns
+                  AND t.channel = b.channel AND t.version = b.version)
+              AND NOT EXISTS (
+                SELECT 1 FROM ranges r
+                WHERE r.thread_id = b.thread_id AND r.checkpoint_ns = b.checkpoint_ns
+                  AND r.channel = b.channel AND b.version >= r.lo AND b.version <= r.hi)
+              AND NOT EXISTS (
+                SELECT 1 FROM refs f
+                WHERE f.thread_id = b.thread_id AND f.checkpoint_ns = b.checkpoint_ns
+                  AND f.channel = b.channel AND f.version = b.version)
+            """,
+            unnest=self.q(_WRITES_UNNEST),
         )
 
     @cached_property
@@ -476,9 +521,9 @@ class Queries:
             self.q(
                 """
                 INSERT INTO {s}.writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx,
-                    channel, type, blob, task_path)
-                SELECT %(target)s, checkpoint_ns, checkpoint_id, task_id, idx, channel, type,
-                       blob, task_path
+                    channels, types, blobs, task_path)
+                SELECT %(target)s, checkpoint_ns, checkpoint_id, task_id, idx, channels, types,
+                       blobs, task_path
                 FROM {s}.writes WHERE thread_id = %(source)s
                 ON CONFLICT DO NOTHING
                 """
@@ -546,14 +591,16 @@ class Queries:
     def delta_writes(self) -> sql.Composed:
         return self.q(
             """
-            SELECT w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, w.type,
-                   COALESCE(rb.blob, w.blob), rb.type, rb.item_count
+            SELECT w.checkpoint_id, w.task_id, w.task_path, w.idx + x.n::int - 1, x.channel,
+                   x.type, COALESCE(rb.blob, x.blob), rb.type, rb.item_count
             FROM {s}.writes w
+            {unnest}
             {ref}
             WHERE w.thread_id = %(thread_id)s AND w.checkpoint_ns = %(ns)s
               AND w.checkpoint_id = ANY(%(ids)s::text[])
-              AND w.channel = ANY(%(channels)s::text[])
+              AND x.channel = ANY(%(channels)s::text[])
             """,
+            unnest=self.q(_WRITES_UNNEST),
             ref=self.q(_WRITE_REF_JOIN),
         )
 

@@ -338,7 +338,13 @@ def test_append_only_list_is_stored_as_deltas(dsn: str, schema: str) -> None:
         )[0][0]
         assert stored < 0.2 * steps * len(payload)
         # each step's write of the appended item refers to its delta instead of a copy
-        refs = fetch(dsn, f"SELECT count(*) FROM \"{schema}\".writes WHERE type = 'ref'")
+        refs = fetch(
+            dsn,
+            f"SELECT count(*) FROM \"{schema}\".writes w, unnest(w.types) t WHERE t = 'ref'",
+        )
+        # one row per task: a step's writes (item, counter, branch) share it
+        rows = fetch(dsn, f'SELECT count(*), sum(cardinality(channels)) FROM "{schema}".writes')
+        assert rows[0][1] >= 2 * rows[0][0]
         assert refs[0][0] >= steps - 1
         # every historical version reconstructs exactly, pending writes included
         history = list(graph.get_state_history(config))
@@ -418,6 +424,44 @@ def test_deltas_across_fork_copy_and_prune(dsn: str, schema: str) -> None:
         assert len(list(saver.list({"configurable": {"thread_id": "f-copy"}}))) > 1
 
 
+@pytest.mark.parametrize("flush_between", [False, True])
+def test_repeated_put_writes_match_inmemory_saver(
+    dsn: str, schema: str, flush_between: bool
+) -> None:
+    """A task's writes share one row; repeated calls keep stored writes and add later
+    ones, special writes replace theirs: the same pending writes as InMemorySaver."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    calls: list[tuple[list[tuple[str, Any]], str]] = [
+        ([("a", 1), ("b", "x" * 300)], "t1"),
+        ([("a", 9), ("b", 9), ("c", 3)], "t1"),  # keeps a, b; adds c
+        ([("a", 5)], "t2"),
+        ([("__error__", ValueError("first"))], "t3"),
+        ([("__error__", ValueError("second"))], "t3"),  # replaces
+        ([("__interrupt__", "x"), ("d", 4)], "t4"),
+    ]
+    reference = InMemorySaver()
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        results = []
+        for target in (reference, saver):
+            config: Any = {"configurable": {"thread_id": "pw", "checkpoint_ns": ""}}
+            config = target.put(config, empty_checkpoint(), {"step": -1}, {})
+            for writes, task_id in calls:
+                target.put_writes(config, writes, task_id, task_path="")
+                if flush_between and target is saver:
+                    saver.flush_writes()
+            tup = target.get_tuple(config)
+            assert tup is not None
+            results.append(
+                sorted(
+                    (t, c, repr(v) if isinstance(v, Exception) else v)
+                    for t, c, v in tup.pending_writes
+                )
+            )
+        assert results[1] == results[0]
+
+
 def test_deleting_a_run_keeps_deltas_that_earlier_writes_refer_to(dsn: str, schema: str) -> None:
     """A pending write stored as a reference outlives the checkpoint that stored its delta.
 
@@ -436,7 +480,8 @@ def test_deleting_a_run_keeps_deltas_that_earlier_writes_refer_to(dsn: str, sche
         keep_id = keep.config["configurable"]["checkpoint_id"]
         refs = fetch(
             dsn,
-            f"SELECT count(*) FROM \"{schema}\".writes WHERE type = 'ref' AND checkpoint_id = %s",
+            f'SELECT count(*) FROM "{schema}".writes w, unnest(w.types) t '
+            "WHERE t = 'ref' AND checkpoint_id = %s",
             (keep_id,),
         )
         assert refs[0][0] == 1
@@ -467,8 +512,9 @@ def test_corrupt_stored_values_are_clear_errors(dsn: str, schema: str) -> None:
         with psycopg.connect(dsn, autocommit=True) as conn:
             # a pending write's referenced delta disappears
             conn.execute(
-                f'DELETE FROM "{schema}".blobs b USING "{schema}".writes w '
-                "WHERE w.type = 'ref' AND b.version = encode(w.blob, 'escape') "
+                f'DELETE FROM "{schema}".blobs b USING "{schema}".writes w, '
+                "unnest(w.types, w.blobs) AS x(type, blob) "
+                "WHERE x.type = 'ref' AND b.version = encode(x.blob, 'escape') "
                 "AND w.checkpoint_id = %s",
                 (history[2].config["configurable"]["checkpoint_id"],),
             )

@@ -9,9 +9,13 @@ reducer did (a replaced or edited message simply fails the prefix test and is
 stored in full).
 
 A version is read back as its nearest full snapshot plus the deltas after it.
-Snapshots are taken when the chain grows long *and* its bytes outweigh the
-snapshot several times, so storage stays within ``1 + 1/ratio`` of the appended
-bytes while a read fetches a bounded number of rows.
+A snapshot is taken once the chain is long (``min_chain`` deltas) *and* its
+bytes outweigh the previous snapshot ``ratio`` times: each snapshot is then more
+than ``ratio + 1`` times the one before, so all snapshots together stay under
+``1 + 1/ratio`` times the list. A read fetches a snapshot and the deltas after
+it, together exactly the list's bytes, concatenated on the server; lists of
+small items also get a snapshot every ``cheap_chain`` deltas, which bounds the
+rows such a read touches.
 """
 
 from __future__ import annotations
@@ -135,7 +139,8 @@ class DeltaPolicy:
     Args:
         min_chain: A chain shorter than this never gets a new snapshot.
         ratio: A snapshot is taken only once the chain's bytes exceed ``ratio``
-            times the snapshot's bytes (storage overhead at most ``1/ratio``).
+            times the previous snapshot's bytes (all snapshots stay under
+            ``1 + 1/ratio`` times the list).
         cheap_chain: A chain this long gets a snapshot anyway when the list is
             made of small items (``cheap_item_bytes`` on average) and is itself
             small (``cheap_bytes``): such lists would otherwise be read back from

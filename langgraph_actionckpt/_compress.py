@@ -3,25 +3,29 @@
 PostgreSQL compresses a row only once it passes about 2 KB, so the values a
 saver writes every superstep (a checkpoint of a few hundred bytes, a 1 KB
 message appended to a list) are stored raw. Values of at least ``min_size``
-bytes are deflated here (zlib, level 1: ~20 us per KB) and kept only when that
-saves at least an eighth. A compressed value's type gets a prefix, so rows
-written before, or by a saver with compression off, read back unchanged.
+bytes are compressed here with Zstandard (level 3: ~6 us to pack and ~2 us to
+unpack a KB of text, three times faster to read back than zlib at the same
+ratio) and kept compressed only when that saves at least an eighth. A
+compressed value's type gets a prefix, so rows stored raw (older ones, or by a
+saver with compression off) read back unchanged.
 
-Checkpoints are deflated with a preset dictionary of the keys LangGraph writes
-in every checkpoint, which roughly halves them.
+Checkpoints are compressed with a preset dictionary of the keys LangGraph
+writes in every checkpoint, which roughly halves them.
 """
 
 from __future__ import annotations
 
-import zlib
+import threading
+
+import zstandard
 
 from .errors import SerializationError
 
 PLAIN_PREFIX = "z:"
-"""Type prefix of a value deflated without a dictionary."""
+"""Type prefix of a value compressed without a dictionary."""
 
 CHECKPOINT_PREFIX = "zc:"
-"""Type prefix of a checkpoint deflated with :data:`CHECKPOINT_DICT`."""
+"""Type prefix of a checkpoint compressed with :data:`CHECKPOINT_DICT`."""
 
 CHECKPOINT_DICT = (
     b"\xa1v\xa2ts\xa2id\xb0channel_versions\xadversions_seen\xb0updated_channels"
@@ -31,10 +35,30 @@ CHECKPOINT_DICT = (
 """Byte strings found in most msgpack checkpoints (the most frequent last)."""
 
 MAX_INFLATED = 1 << 30
-"""Largest value a stored compressed value may inflate to (the database is untrusted)."""
+"""Largest size a stored compressed value may declare (the database is untrusted)."""
 
-_LEVEL = 1
-_WBITS = -15  # raw deflate: no zlib header or checksum (PostgreSQL checksums pages)
+_LEVEL = 3
+_local = threading.local()  # zstandard's (de)compressor objects are not thread-safe
+
+
+class _Codecs:
+    __slots__ = ("pack", "pack_checkpoint", "unpack", "unpack_checkpoint")
+
+    def __init__(self) -> None:
+        ckpt_dict = zstandard.ZstdCompressionDict(
+            CHECKPOINT_DICT, dict_type=zstandard.DICT_TYPE_RAWCONTENT
+        )
+        self.pack = zstandard.ZstdCompressor(level=_LEVEL)
+        self.pack_checkpoint = zstandard.ZstdCompressor(level=_LEVEL, dict_data=ckpt_dict)
+        self.unpack = zstandard.ZstdDecompressor()
+        self.unpack_checkpoint = zstandard.ZstdDecompressor(dict_data=ckpt_dict)
+
+
+def _codecs() -> _Codecs:
+    codecs: _Codecs | None = getattr(_local, "codecs", None)
+    if codecs is None:
+        codecs = _local.codecs = _Codecs()
+    return codecs
 
 
 def deflate(
@@ -43,11 +67,8 @@ def deflate(
     """Compress ``data`` when it is big enough and compressible; else return it as is."""
     if min_size <= 0 or len(data) < min_size:
         return type_, data
-    if checkpoint:
-        obj = zlib.compressobj(_LEVEL, zlib.DEFLATED, _WBITS, zdict=CHECKPOINT_DICT)
-    else:
-        obj = zlib.compressobj(_LEVEL, zlib.DEFLATED, _WBITS)
-    packed = obj.compress(data) + obj.flush()
+    codecs = _codecs()
+    packed = (codecs.pack_checkpoint if checkpoint else codecs.pack).compress(data)
     if len(packed) > len(data) - (len(data) >> 3):
         return type_, data
     return (CHECKPOINT_PREFIX if checkpoint else PLAIN_PREFIX) + type_, packed
@@ -62,19 +83,23 @@ def is_compressed(type_: str | None) -> bool:
 
 def inflate(type_: str, data: bytes | None) -> tuple[str, bytes | None]:
     """Undo :func:`deflate`: the original type and bytes (other values pass through)."""
+    codecs = _codecs()
     if type_.startswith(PLAIN_PREFIX):
-        inner, obj = type_[len(PLAIN_PREFIX) :], zlib.decompressobj(_WBITS)
+        inner, unpack = type_[len(PLAIN_PREFIX) :], codecs.unpack
     elif type_.startswith(CHECKPOINT_PREFIX):
-        inner = type_[len(CHECKPOINT_PREFIX) :]
-        obj = zlib.decompressobj(_WBITS, zdict=CHECKPOINT_DICT)
+        inner, unpack = type_[len(CHECKPOINT_PREFIX) :], codecs.unpack_checkpoint
     else:
         return type_, data
+    packed = data or b""
     try:
-        out = obj.decompress(data or b"", MAX_INFLATED)
-    except zlib.error as exc:
-        raise SerializationError(f"stored {inner!r} value does not inflate: {exc}") from exc
-    if obj.unconsumed_tail or not obj.eof:
-        raise SerializationError(
-            f"stored {inner!r} value is truncated or inflates past {MAX_INFLATED} bytes"
-        )
+        size = zstandard.frame_content_size(packed)
+        if size < 0 or size > MAX_INFLATED:  # we always write the size; a bomb lies about it
+            raise SerializationError(
+                f"stored {inner!r} value declares no size or more than {MAX_INFLATED} bytes"
+            )
+        out = unpack.decompress(packed)
+    except zstandard.ZstdError as exc:
+        raise SerializationError(f"stored {inner!r} value does not decompress: {exc}") from exc
+    if len(out) != size:
+        raise SerializationError(f"stored {inner!r} value is not the size it declares")
     return inner, out

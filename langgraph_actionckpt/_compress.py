@@ -48,6 +48,7 @@ class _Codecs:
         ckpt_dict = zstandard.ZstdCompressionDict(
             CHECKPOINT_DICT, dict_type=zstandard.DICT_TYPE_RAWCONTENT
         )
+        ckpt_dict.precompute_compress(level=_LEVEL)  # else it is loaded again per value
         self.pack = zstandard.ZstdCompressor(level=_LEVEL)
         self.pack_checkpoint = zstandard.ZstdCompressor(level=_LEVEL, dict_data=ckpt_dict)
         self.unpack = zstandard.ZstdDecompressor()

@@ -12,6 +12,8 @@ warm-up; ratios are against PostgresSaver for sync savers and AsyncPostgresSaver
 
 a. Per-superstep cost: a chain of 30 trivial nodes, ``invoke`` (``ainvoke`` for async savers)
    on fresh threads with ``durability="sync"`` and ``"async"``; total time / (invokes * 30).
+   ``DurableFloor`` is a reference, not a saver: InMemorySaver plus one durable one-row
+   INSERT per put, the least any durable PostgreSQL checkpointer can cost here.
 b. Storage: one looping node appends one ~1 KB payload per superstep for 300 and 1,000
    supersteps, to an ``operator.add`` list channel and to an ``add_messages`` channel. Bytes
    on disk (``pg_total_relation_size`` over the saver's tables; file size for SQLite) over the
@@ -810,7 +812,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             title, fn = SCENARIOS[key]
             console.print(f"[bold]running {title}[/bold]")
             t0 = time.perf_counter()
-            fn(env, specs, sizes, report)
+            fn(env, [s for s in specs if key in s.scenarios], sizes, report)
             console.print(f"  ({time.perf_counter() - t0:.1f} s)")
     finally:
         shutil.rmtree(env.tmpdir, ignore_errors=True)

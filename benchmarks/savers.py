@@ -147,6 +147,7 @@ class SaverSpec:
     ours: bool = False
     open_sync: Callable[[BenchEnv], AbstractContextManager[SaverHandle]] | None = None
     open_async: Callable[[BenchEnv], AbstractAsyncContextManager[SaverHandle]] | None = None
+    scenarios: str = "abcd"  # the scenarios it takes part in
 
     @property
     def is_async(self) -> bool:
@@ -232,6 +233,36 @@ def open_postgres(env: BenchEnv) -> Iterator[SaverHandle]:
             lambda: pg_schema_size(dsn, "public"),
             "pg_total_relation_size, all tables of its schema",
         )
+
+
+class DurableFloorSaver(InMemorySaver):
+    """A reference, not a saver: InMemorySaver plus one durable one-row INSERT per put.
+
+    What no durable PostgreSQL checkpointer can go below: LangGraph's own cost, its
+    hand-off of each put to a background thread, and one round trip that waits
+    for the WAL flush (``synchronous_commit`` on), with nothing serialized or
+    indexed beyond a 40-byte row.
+    """
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        super().__init__()
+        self.conn = conn
+
+    def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        out = super().put(config, checkpoint, metadata, new_versions)
+        self.conn.execute("INSERT INTO floor (id) VALUES (%s)", (checkpoint["id"],))
+        return out
+
+
+@contextmanager
+def open_durable_floor(env: BenchEnv) -> Iterator[SaverHandle]:
+    with (
+        scratch_database(env) as dsn,
+        psycopg.Connection.connect(dsn, autocommit=True) as conn,
+    ):
+        conn.execute("CREATE TABLE floor (id text)")
+        saver = DurableFloorSaver(conn)
+        yield SaverHandle("DurableFloor", saver, lambda: 0, "not a saver")
 
 
 @asynccontextmanager
@@ -372,6 +403,7 @@ SAVERS: dict[str, SaverSpec] = {
         SaverSpec("SqliteSaver", SYNC_BASELINE, open_sync=open_sqlite),
         SaverSpec("PostgresSaver", SYNC_BASELINE, open_sync=open_postgres),
         SaverSpec("ActionSaver", SYNC_BASELINE, ours=True, open_sync=open_action_saver),
+        SaverSpec("DurableFloor", SYNC_BASELINE, open_sync=open_durable_floor, scenarios="a"),
         SaverSpec("InMemorySaver (async)", ASYNC_BASELINE, open_async=open_async_inmemory),
         SaverSpec("AsyncSqliteSaver", ASYNC_BASELINE, open_async=open_async_sqlite),
         SaverSpec("AsyncPostgresSaver", ASYNC_BASELINE, open_async=open_async_postgres),

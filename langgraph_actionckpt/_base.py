@@ -54,7 +54,7 @@ from ._blobs import (
     write_from_ref,
     write_refers_to,
 )
-from ._compress import deflate, inflate, is_compressed
+from ._compress import pack_value, unpack_value
 from ._context import agent_id_for
 from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory
 from ._migrations import LATEST_VERSION, pending_migrations
@@ -360,7 +360,7 @@ class SaverCore(BaseCheckpointSaver[str]):
                 states.append(((thread_id, ns, _t(channel)), state))
         stored = {k: v for k, v in checkpoint.items() if k != "channel_values"}
         stored["channel_values"] = inline
-        type_, data = deflate(
+        type_, data = pack_value(
             *self._dumps(stored, "checkpoint"), self.compress_min, checkpoint=True
         )
         meta = merge_metadata(config, metadata)
@@ -381,7 +381,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             params[f"b{i}_channel"] = r.channel
             params[f"b{i}_version"] = r.version
             if r.blob is not None:
-                params[f"b{i}_type"], params[f"b{i}_blob"] = deflate(
+                params[f"b{i}_type"], params[f"b{i}_blob"] = pack_value(
                     r.type, r.blob, self.compress_min
                 )
             else:
@@ -454,8 +454,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             ) from exc
 
     def _loads(self, type_: str, data: bytes | None) -> Any:
-        if is_compressed(type_):
-            type_, data = inflate(type_, data)
+        type_, data = unpack_value(type_, data)
         return self.serde.loads_typed((type_, data if data is not None else b""))
 
     # --------------------------------------------------------------- put_writes
@@ -547,8 +546,7 @@ class SaverCore(BaseCheckpointSaver[str]):
 
     def _plan_write_call(self, call: _WriteCall) -> Plan[None]:
         """Write one call now, with the thread's held writes before it."""
-        key = (call.thread_id, call.rows[0][1] if call.rows else call.actions[0][3])
-        calls = [*self._take_pending(key), call]
+        calls = [*self._take_pending(call.key), call]
         params: dict[str, Any] = {}
         counts = _bind_calls(params, calls)
         try:
@@ -578,22 +576,23 @@ class SaverCore(BaseCheckpointSaver[str]):
                 self._pending.clear()
                 return calls
             calls = self._pending.pop(key, [])
-            if keep_from is not None and calls:
-                kept = [c for c in calls if c.checkpoint_id and c.checkpoint_id >= keep_from]
-                if kept:
-                    self._pending[key] = kept
-                    calls = [
-                        c for c in calls if not (c.checkpoint_id and c.checkpoint_id >= keep_from)
-                    ]
-            return calls
+            if keep_from is None:
+                return calls
+            taken: list[_WriteCall] = []
+            kept: list[_WriteCall] = []
+            for call in calls:
+                later = call.checkpoint_id is not None and call.checkpoint_id >= keep_from
+                (kept if later else taken).append(call)
+            if kept:
+                self._pending[key] = kept
+            return taken
 
     def _restore_pending(self, calls: Sequence[_WriteCall]) -> None:
         if not calls:
             return
         with self._pending_lock:
             for call in reversed(calls):
-                key = (call.thread_id, call.rows[0][1] if call.rows else call.actions[0][3])
-                self._pending.setdefault(key, []).insert(0, call)
+                self._pending.setdefault(call.key, []).insert(0, call)
 
     def _after_calls(self, calls: Sequence[_WriteCall]) -> Plan[None]:
         for call in calls:
@@ -707,13 +706,14 @@ class SaverCore(BaseCheckpointSaver[str]):
             if snap is None:
                 values[channel] = (b_type[i], b_blob[i])
                 continue
-            snap_type, snap_blob, _, _ = stored_blob(b_type[i], b_blob[i], None, None)
-            deltas = d_body[i]
-            joined = None
-            if deltas is not None:
-                deltas = split_deltas(deltas, d_layout[i])
-            if deltas is not None or d_body[i] is None:
-                joined = join_snapshot(snap_type, snap_blob, b_len[i], deltas, d_items[i], t_len[i])
+            snap_type, snap_blob = unpack_value(b_type[i], b_blob[i])
+            # split_deltas gives None when a row that is not a delta lies in the range
+            deltas = None if d_body[i] is None else split_deltas(d_body[i], d_layout[i])
+            joined = (
+                join_snapshot(snap_type, snap_blob, b_len[i], deltas, d_items[i], t_len[i])
+                if deltas is not None or d_body[i] is None
+                else None
+            )
             if joined is None:  # a fork inside the range: resolve row by row
                 forked[channel] = versions[channel]
                 continue
@@ -979,14 +979,14 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _plan_delta_history(
         self, config: RunnableConfig, channels: Sequence[str]
     ) -> Plan[dict[str, DeltaChannelHistory]]:
-        """Parent-chain walk in three queries, whatever the chain length.
+        """Parent-chain walk in at most four queries, whatever the chain length.
 
         1. A recursive query walks the parent chain from the target and stops
            when every channel has met an ancestor that stores a value for it
            (inline values are listed in ``channels`` too, with an empty version).
         2. One query fetches the writes of the visited ancestors for the channels.
         3. The seeds are loaded: blob values in one query, inline ones from their
-           checkpoint rows.
+           checkpoint rows in another.
         """
         if not channels:
             return {}
@@ -1058,14 +1058,16 @@ class SaverCore(BaseCheckpointSaver[str]):
                 vtype, vdata = resolver.resolve(channel, version)
                 if vtype != "empty":
                     seeds[_u(channel)] = self._loads(vtype, vdata)
-        for cid, names in inline_seeds.items():
-            row = yield Op(self.queries.checkpoint_bytes, {**base, "checkpoint_id": cid}, "one")
-            if row is None:
-                continue
-            inline = cast(Checkpoint, self._loads(row[0], row[1])).get("channel_values") or {}
-            for channel in names:
-                if _u(channel) in inline:
-                    seeds[_u(channel)] = inline[_u(channel)]
+        if inline_seeds:
+            ckpt_rows = yield Op(
+                self.queries.checkpoint_bytes, {**base, "ids": list(inline_seeds)}, "all"
+            )
+            for cid, ctype, cdata in ckpt_rows:
+                checkpoint = cast(Checkpoint, self._loads(ctype, cdata))
+                inline = checkpoint.get("channel_values") or {}
+                for channel in inline_seeds[cid]:
+                    if _u(channel) in inline:
+                        seeds[_u(channel)] = inline[_u(channel)]
         result: dict[str, DeltaChannelHistory] = {}
         for ch in channels:
             entry: DeltaChannelHistory = {"writes": collected[ch]}
@@ -1085,6 +1087,11 @@ class _WriteCall:
     failed_task: str | None
     thread_id: str
     checkpoint_id: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(thread_id, checkpoint_ns): where the call is held."""
+        return self.thread_id, self.rows[0][1] if self.rows else self.actions[0][3]
 
 
 _W_FIELDS = ("t", "ns", "c", "task", "path", "idx", "ch", "ty", "b")

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._compress import inflate, is_compressed
+from ._compress import is_compressed, unpack_value
 from .errors import SerializationError
 
 DELTA_TYPE = "delta"
@@ -238,8 +238,8 @@ def write_from_ref(
     """The serializer type and bytes of a stored write, following a reference."""
     if write_type != WRITE_REF_TYPE:
         return write_type, blob
-    if ref_type is not None and is_compressed(ref_type):
-        ref_type, blob = inflate(ref_type, blob)
+    if ref_type is not None:
+        ref_type, blob = unpack_value(ref_type, blob)
     if ref_type != DELTA_TYPE or blob is None or ref_count is None:
         raise SerializationError("a pending write refers to a list delta that is not stored")
     return "msgpack", make_header(ref_count) + blob
@@ -250,9 +250,8 @@ StoredBlob = tuple[str, bytes | None, str | None, int | None]
 
 
 def stored_blob(type_: str, blob: bytes | None, base: str | None, count: int | None) -> StoredBlob:
-    """A blob row as read back, inflated when it was stored compressed."""
-    if is_compressed(type_):
-        type_, blob = inflate(type_, blob)
+    """A blob row as read back, decompressed when it was stored compressed."""
+    type_, blob = unpack_value(type_, blob)
     return type_, blob, base, count
 
 
@@ -280,7 +279,7 @@ def split_deltas(body: bytes, layout: str | None) -> bytes | None:
         if type_:
             if not is_compressed(type_):
                 return None
-            inner, raw = inflate(type_, chunk)
+            inner, raw = unpack_value(type_, chunk)
             if inner != DELTA_TYPE or raw is None:
                 return None
             chunk = raw

@@ -34,7 +34,7 @@ CHECKPOINT_DICT = (
 )
 """Byte strings found in most msgpack checkpoints (the most frequent last)."""
 
-MAX_INFLATED = 1 << 30
+MAX_UNPACKED = 1 << 30
 """Largest size a stored compressed value may declare (the database is untrusted)."""
 
 _LEVEL = 3
@@ -62,7 +62,7 @@ def _codecs() -> _Codecs:
     return codecs
 
 
-def deflate(
+def pack_value(
     type_: str, data: bytes, min_size: int, *, checkpoint: bool = False
 ) -> tuple[str, bytes]:
     """Compress ``data`` when it is big enough and compressible; else return it as is."""
@@ -82,21 +82,20 @@ def is_compressed(type_: str | None) -> bool:
     )
 
 
-def inflate(type_: str, data: bytes | None) -> tuple[str, bytes | None]:
-    """Undo :func:`deflate`: the original type and bytes (other values pass through)."""
-    codecs = _codecs()
+def unpack_value(type_: str, data: bytes | None) -> tuple[str, bytes | None]:
+    """Undo :func:`pack_value`: the original type and bytes (other values pass through)."""
     if type_.startswith(PLAIN_PREFIX):
-        inner, unpack = type_[len(PLAIN_PREFIX) :], codecs.unpack
+        inner, unpack = type_[len(PLAIN_PREFIX) :], _codecs().unpack
     elif type_.startswith(CHECKPOINT_PREFIX):
-        inner, unpack = type_[len(CHECKPOINT_PREFIX) :], codecs.unpack_checkpoint
+        inner, unpack = type_[len(CHECKPOINT_PREFIX) :], _codecs().unpack_checkpoint
     else:
         return type_, data
     packed = data or b""
     try:
         size = zstandard.frame_content_size(packed)
-        if size < 0 or size > MAX_INFLATED:  # we always write the size; a bomb lies about it
+        if size < 0 or size > MAX_UNPACKED:  # we always write the size; a bomb lies about it
             raise SerializationError(
-                f"stored {inner!r} value declares no size or more than {MAX_INFLATED} bytes"
+                f"stored {inner!r} value declares no size or more than {MAX_UNPACKED} bytes"
             )
         out = unpack.decompress(packed)
     except zstandard.ZstdError as exc:

@@ -622,7 +622,9 @@ class Queries:
 
     @cached_property
     def checkpoint_bytes(self) -> sql.Composed:
+        """The stored checkpoints (id, type, bytes) of some ids of one thread namespace."""
         return self.q(
-            "SELECT type, checkpoint FROM {s}.checkpoints WHERE thread_id = %(thread_id)s "
-            "AND checkpoint_ns = %(ns)s AND checkpoint_id = %(checkpoint_id)s"
+            "SELECT checkpoint_id, type, checkpoint FROM {s}.checkpoints "
+            "WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s "
+            "AND checkpoint_id = ANY(%(ids)s::text[])"
         )

@@ -6,7 +6,7 @@ import asyncio
 import builtins
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -61,7 +61,7 @@ class AsyncActionSaver(SaverCore):
         pipeline: Run multi-statement operations in psycopg pipeline mode.
         record_nodes: Write a ``node`` action per finished task.
         delta_policy: When list channels are stored as deltas vs snapshots.
-        compress_min: Deflate checkpoints and list deltas of at least this many
+        compress_min: Compress checkpoints and channel values of at least this many
             bytes (PostgreSQL only compresses rows over ~2 KB); 0 turns it off.
     """
 
@@ -134,36 +134,37 @@ class AsyncActionSaver(SaverCore):
         conninfo = dsn or env_dsn() or await asyncio.to_thread(embedded_dsn)
         assert conninfo is not None
         ckw = connect_kwargs(prepare_threshold)
-        if pool_size <= 0:
+        async with AsyncExitStack() as stack:
+            if pool_size <= 0:
 
-            async def reconnect() -> psycopg.AsyncConnection[Any]:
-                return await psycopg.AsyncConnection.connect(conninfo, **ckw)
+                async def reconnect() -> psycopg.AsyncConnection[Any]:
+                    return await psycopg.AsyncConnection.connect(conninfo, **ckw)
 
-            conn = await reconnect()
-            saver = cls(
-                conn, schema=schema, serde=serde, pipeline=pipeline, _reconnect=reconnect, **kwargs
-            )
+                saver = cls(
+                    await reconnect(),
+                    schema=schema,
+                    serde=serde,
+                    pipeline=pipeline,
+                    _reconnect=reconnect,
+                    **kwargs,
+                )
+                # the driver's connection: the first one, or its replacement
+                stack.push_async_callback(lambda: saver.driver.conn.close())
+            else:
+                pool = AsyncConnectionPool(
+                    conninfo,
+                    min_size=1,
+                    max_size=pool_size,
+                    kwargs=ckw,
+                    check=AsyncConnectionPool.check_connection if pool_check else None,
+                    max_idle=max_idle,
+                    max_lifetime=max_lifetime,
+                    configure=_configure_async,
+                    open=False,
+                )
+                await stack.enter_async_context(pool)
+                saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
             saver.conninfo = conninfo
-            try:
-                if setup:
-                    await saver.setup()
-                yield saver
-            finally:
-                await saver.aclose()
-                await saver.driver.conn.close()
-            return
-        async with AsyncConnectionPool(
-            conninfo,
-            min_size=1,
-            max_size=pool_size,
-            kwargs=ckw,
-            check=AsyncConnectionPool.check_connection if pool_check else None,
-            max_idle=max_idle,
-            max_lifetime=max_lifetime,
-            configure=_configure_async,
-            open=False,
-        ) as pool:
-            saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
             try:
                 if setup:
                     await saver.setup()

@@ -6,7 +6,7 @@ import asyncio
 import builtins
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -69,7 +69,7 @@ class ActionSaver(SaverCore):
         pipeline: Run multi-statement operations in psycopg pipeline mode.
         record_nodes: Write a ``node`` action (with its routing decision) per finished task.
         delta_policy: When list channels are stored as deltas vs snapshots.
-        compress_min: Deflate checkpoints and list deltas of at least this many
+        compress_min: Compress checkpoints and channel values of at least this many
             bytes (PostgreSQL only compresses rows over ~2 KB); 0 turns it off.
         replay: Serve completed actions from the log when a task runs again.
         lease: One worker per thread: ``wait`` for, or ``error`` on, a busy
@@ -168,43 +168,37 @@ class ActionSaver(SaverCore):
         """
         conninfo = dsn or env_dsn() or embedded_dsn()
         ckw = connect_kwargs(prepare_threshold)
-        if pool_size <= 0:
+        with ExitStack() as stack:
+            if pool_size <= 0:
 
-            def reconnect() -> psycopg.Connection[Any]:
-                return psycopg.Connection.connect(conninfo, **ckw)
+                def reconnect() -> psycopg.Connection[Any]:
+                    return psycopg.Connection.connect(conninfo, **ckw)
 
-            conn = reconnect()
-            saver = cls(
-                conn,
-                schema=schema,
-                serde=serde,
-                pipeline=pipeline,
-                _reconnect=reconnect,
-                **kwargs,
-            )
-            saver.conninfo = conninfo
-            try:
-                if setup:
-                    saver.setup()
-                yield saver
-            finally:
-                saver.close()
-                saver.driver.conn.close()  # type: ignore[union-attr]
-            return
-        pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
-            conninfo,
-            connection_class=psycopg.Connection,
-            min_size=1,
-            max_size=pool_size,
-            kwargs=ckw,
-            check=ConnectionPool.check_connection if pool_check else None,
-            max_idle=max_idle,
-            max_lifetime=max_lifetime,
-            configure=_configure_sync,
-            open=False,
-        )
-        with pool:
-            saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
+                saver = cls(
+                    reconnect(),
+                    schema=schema,
+                    serde=serde,
+                    pipeline=pipeline,
+                    _reconnect=reconnect,
+                    **kwargs,
+                )
+                # the driver's connection: the first one, or its replacement
+                stack.callback(lambda: saver.driver.conn.close())  # type: ignore[union-attr]
+            else:
+                pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+                    conninfo,
+                    connection_class=psycopg.Connection,
+                    min_size=1,
+                    max_size=pool_size,
+                    kwargs=ckw,
+                    check=ConnectionPool.check_connection if pool_check else None,
+                    max_idle=max_idle,
+                    max_lifetime=max_lifetime,
+                    configure=_configure_sync,
+                    open=False,
+                )
+                stack.enter_context(pool)
+                saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)
             saver.conninfo = conninfo
             try:
                 if setup:

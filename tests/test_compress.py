@@ -14,32 +14,32 @@ TEXT = b"the same few words again and again, " * 40
 
 
 def test_round_trip_and_prefixes() -> None:
-    type_, packed = compress.deflate("msgpack", TEXT, 256)
+    type_, packed = compress.pack_value("msgpack", TEXT, 256)
     assert type_ == "z:msgpack" and len(packed) < len(TEXT) // 4
-    assert compress.inflate(type_, packed) == ("msgpack", TEXT)
-    ctype, cpacked = compress.deflate("msgpack", TEXT, 256, checkpoint=True)
+    assert compress.unpack_value(type_, packed) == ("msgpack", TEXT)
+    ctype, cpacked = compress.pack_value("msgpack", TEXT, 256, checkpoint=True)
     assert ctype == "zc:msgpack"
-    assert compress.inflate(ctype, cpacked) == ("msgpack", TEXT)
+    assert compress.unpack_value(ctype, cpacked) == ("msgpack", TEXT)
     assert compress.is_compressed(type_) and not compress.is_compressed("msgpack")
 
 
 def test_small_incompressible_or_disabled_values_stay_raw() -> None:
-    assert compress.deflate("msgpack", TEXT[:100], 256) == ("msgpack", TEXT[:100])
+    assert compress.pack_value("msgpack", TEXT[:100], 256) == ("msgpack", TEXT[:100])
     noise = os.urandom(4096)
-    assert compress.deflate("bytes", noise, 256) == ("bytes", noise)
-    assert compress.deflate("msgpack", TEXT, 0) == ("msgpack", TEXT)
-    assert compress.inflate("msgpack", TEXT) == ("msgpack", TEXT)
+    assert compress.pack_value("bytes", noise, 256) == ("bytes", noise)
+    assert compress.pack_value("msgpack", TEXT, 0) == ("msgpack", TEXT)
+    assert compress.unpack_value("msgpack", TEXT) == ("msgpack", TEXT)
 
 
 def test_untrusted_compressed_values_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SerializationError):
-        compress.inflate("z:msgpack", b"\xff\x00 not zstd")
+        compress.unpack_value("z:msgpack", b"\xff\x00 not zstd")
     # a frame that does not declare its size (we always write it)
     sizeless = zstandard.ZstdCompressor(write_content_size=False).compress(TEXT)
     with pytest.raises(SerializationError, match="declares no size"):
-        compress.inflate("z:msgpack", sizeless)
-    # a frame declaring more than the limit is refused before it is inflated
-    monkeypatch.setattr(compress, "MAX_INFLATED", 1000)
-    _, packed = compress.deflate("msgpack", TEXT, 256)
+        compress.unpack_value("z:msgpack", sizeless)
+    # a frame declaring more than the limit is refused before it is decompressed
+    monkeypatch.setattr(compress, "MAX_UNPACKED", 1000)
+    _, packed = compress.pack_value("msgpack", TEXT, 256)
     with pytest.raises(SerializationError, match="more than 1000 bytes"):
-        compress.inflate("z:msgpack", packed)
+        compress.unpack_value("z:msgpack", packed)

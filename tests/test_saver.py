@@ -331,7 +331,7 @@ def test_append_only_list_is_stored_as_deltas(dsn: str, schema: str) -> None:
         out = graph.invoke({"items": [], "n": 0}, config, durability="sync")
         assert out == _reference_state(steps, _looping_graph(steps, payload))
         kinds = dict(fetch(dsn, f'SELECT type, count(*) FROM "{schema}".blobs GROUP BY type'))
-        # 1 KB deltas of a compressible text are stored deflated
+        # 1 KB deltas of a compressible text are stored compressed
         assert kinds.get("z:delta", 0) >= steps - 1
         stored = fetch(
             dsn, f"SELECT sum(length(blob)) FROM \"{schema}\".blobs WHERE channel = 'items'"
@@ -359,7 +359,7 @@ def test_append_only_list_is_stored_as_deltas(dsn: str, schema: str) -> None:
 
 
 @pytest.mark.parametrize("compress_min", [0, 256])
-def test_mixed_raw_and_deflated_deltas(dsn: str, schema: str, compress_min: int) -> None:
+def test_mixed_raw_and_compressed_deltas(dsn: str, schema: str, compress_min: int) -> None:
     """Small and big, compressible and random items in one chain read back exactly."""
     rng = random.Random(7)
     texts = [
@@ -501,7 +501,7 @@ def test_deleting_a_run_keeps_deltas_that_earlier_writes_refer_to(dsn: str, sche
 
 
 def test_corrupt_stored_values_are_clear_errors(dsn: str, schema: str) -> None:
-    """Compressed values that do not inflate and references to missing deltas raise
+    """Compressed values that do not decompress and references to missing deltas raise
     SerializationError; nothing crashes or returns wrong data."""
     with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
         saver.setup()
@@ -524,8 +524,8 @@ def test_corrupt_stored_values_are_clear_errors(dsn: str, schema: str) -> None:
         ):
             fresh.get_tuple(history[2].config)
         with psycopg.connect(dsn, autocommit=True) as conn:
-            # a compressed checkpoint replaced by bytes that are not deflate data,
-            # and one that inflates past the limit would (a bomb) is refused as well
+            # a compressed checkpoint replaced by bytes that are not zstd data,
+            # (tests/test_compress.py covers frames that declare too much)
             conn.execute(
                 f"UPDATE \"{schema}\".checkpoints SET checkpoint = %s, type = 'zc:msgpack' "
                 "WHERE checkpoint_id = %s",

@@ -470,8 +470,8 @@ class SaverCore(BaseCheckpointSaver[str]):
 
         Regular writes of a finished task are only needed to resume the step they
         belong to; they are held in memory and committed in the same statement as
-        the thread's next checkpoint (or by the writer's flush within
-        ``writer_interval``, or before any read). Special writes (errors,
+        the thread's next checkpoint (or by the writer's flush within one and a
+        half ``writer_interval``, or before any read). Special writes (errors,
         interrupts) are written at once.
 
         Returns:
@@ -538,6 +538,7 @@ class SaverCore(BaseCheckpointSaver[str]):
             checkpoint_id,
         )
         if self.defer_writes and not special:
+            call.held_at = time.monotonic()
             with self._pending_lock:
                 self._pending.setdefault((thread_id, ns), []).append(call)
             self._on_pending()
@@ -563,18 +564,12 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _on_pending(self) -> None:
         """Called when writes are held; the subclass arranges a flush soon."""
 
-    def _take_pending(
-        self, key: tuple[str, str] | None = None, keep_from: str | None = None
-    ) -> list[_WriteCall]:
-        """Remove and return held writes: all, or one thread's except those of
-        checkpoints ``keep_from`` and after."""
+    def _take_pending(self, key: tuple[str, str], keep_from: str | None = None) -> list[_WriteCall]:
+        """Remove and return one thread's held writes, except those of checkpoints
+        ``keep_from`` and after."""
         if not self._pending:
             return []
         with self._pending_lock:
-            if key is None:
-                calls = [c for group in self._pending.values() for c in group]
-                self._pending.clear()
-                return calls
             calls = self._pending.pop(key, [])
             if keep_from is None:
                 return calls
@@ -623,16 +618,31 @@ class SaverCore(BaseCheckpointSaver[str]):
         )
         return rows[0] if rows else None
 
-    def _plan_flush_pending(self, thread_id: str | None = None) -> Plan[None]:
-        """Write held writes (all, or one thread's) now; a no-op when none are held."""
+    def _plan_flush_pending(
+        self, thread_id: str | None = None, held_before: float | None = None
+    ) -> Plan[None]:
+        """Write held writes now; a no-op when none are held.
+
+        Args:
+            thread_id: Only this thread's writes (all threads when None).
+            held_before: Only writes held before this ``time.monotonic()`` value;
+                the writer's tick passes it so that a write held a moment ago still
+                meets its step's checkpoint (and becomes a reference to its delta).
+        """
         if not self._pending:
             return
-        if thread_id is None:
-            calls = self._take_pending()
-        else:
-            with self._pending_lock:
-                keys = [k for k in self._pending if k[0] == thread_id]
-                calls = [c for k in keys for c in self._pending.pop(k)]
+        with self._pending_lock:
+            calls = []
+            for key in list(self._pending):
+                if thread_id is not None and key[0] != thread_id:
+                    continue
+                group = self._pending.pop(key)
+                if held_before is not None:
+                    young = [c for c in group if c.held_at >= held_before]
+                    if young:
+                        self._pending[key] = young
+                    group = [c for c in group if c.held_at < held_before]
+                calls.extend(group)
         if not calls:
             return
         params: dict[str, Any] = {}
@@ -1087,6 +1097,7 @@ class _WriteCall:
     failed_task: str | None
     thread_id: str
     checkpoint_id: str | None = None
+    held_at: float = 0.0  # time.monotonic() when it was held
 
     @property
     def key(self) -> tuple[str, str]:

@@ -110,7 +110,7 @@ class AsyncActionSaver(SaverCore):
             batch_size=writer_batch_size,
             interval=writer_interval,
             on_depth=self._observe_depth,
-            on_tick=self.aflush_writes,
+            on_tick=self._aflush_writes_on_tick,
         )
 
     @classmethod
@@ -177,7 +177,7 @@ class AsyncActionSaver(SaverCore):
 
     # ------------------------------------------------------------------ API
 
-    async def setup(self) -> None:  # type: ignore[override]
+    async def setup(self) -> None:
         """Create or migrate the schema. Idempotent and safe to run from many processes."""
         if self._is_setup:
             return
@@ -193,7 +193,7 @@ class AsyncActionSaver(SaverCore):
         self._observe_get()
         return await self._run(lambda: self._plan_get_tuple(config))
 
-    async def alist(  # type: ignore[override]
+    async def alist(
         self,
         config: RunnableConfig | None,
         *,
@@ -326,6 +326,13 @@ class AsyncActionSaver(SaverCore):
         """Write pending writes held for the next checkpoint now (see ``aput_writes``)."""
         if self._pending:
             await self._run(self._plan_flush_pending)
+
+    async def _aflush_writes_on_tick(self) -> None:
+        # Writes held for less than half an interval wait for the next tick: most
+        # meet their step's checkpoint first and are stored with it (as references).
+        if self._pending:
+            held_before = time.monotonic() - self.writer.interval / 2
+            await self._run(lambda: self._plan_flush_pending(held_before=held_before))
 
     def _on_pending(self) -> None:
         self.writer.start()

@@ -122,7 +122,7 @@ class _Recorder:
     # -------------------------------------------------------------- helpers
 
     def _enqueue(self, record: ActionRecord) -> None:
-        self.saver.writer.enqueue(record)  # type: ignore[attr-defined]
+        self.saver.writer.enqueue(record)
         self.saver._observe_written(record)
 
     def _parent_action(self, parent: str | None) -> str | None:
@@ -489,7 +489,7 @@ class ActionCallbackHandler(BaseCallbackHandler):
 
     def flush(self) -> None:
         """Write queued rows now (blocks; from async code use ``await saver.writer.aflush()``)."""
-        writer = self.saver.writer  # type: ignore[attr-defined]
+        writer = self.saver.writer
         if isinstance(writer, AsyncActionWriter):
             try:
                 on_loop = asyncio.get_running_loop() is writer.loop
@@ -673,7 +673,7 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
 
     async def aflush(self) -> None:
         """Write queued rows now."""
-        await self.saver.writer.aflush()  # type: ignore[attr-defined]
+        await self.saver.writer.aflush()
 
     async def on_chain_start(
         self,

@@ -905,8 +905,8 @@ def install() -> None:
         existing = get_llm_cache()
         if not isinstance(existing, ReplayLLMCache):
             set_llm_cache(ReplayLLMCache(existing))
-        BaseChatModel.stream = _stream  # type: ignore[method-assign,assignment]
-        BaseChatModel.astream = _astream  # type: ignore[method-assign,assignment]
+        BaseChatModel.stream = _stream  # type: ignore[method-assign]
+        BaseChatModel.astream = _astream  # type: ignore[method-assign]
         BaseTool.run = _tool_run  # type: ignore[method-assign]
         BaseTool.arun = _tool_arun  # type: ignore[method-assign]
         _installed = True

@@ -8,6 +8,7 @@ import multiprocessing as mp
 import operator
 import os
 import random
+import time
 from typing import Annotated, Any, TypedDict
 
 import psycopg
@@ -600,6 +601,52 @@ def test_node_rows_are_written_by_the_saver(saver: ActionSaver) -> None:
     # rows may land a step apart; each carries its own step number
     steps = [r.step for r in rows if r.action_type == "node"]
     assert sorted(steps) == [1, 2, 3]
+
+
+def _wait_for_writes_row(dsn: str, schema: str, timeout: float = 30.0) -> float:
+    """Seconds until the writes table has a row (polled from another connection)."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if fetch(dsn, f'SELECT count(*) FROM "{schema}".writes')[0][0]:
+            return time.monotonic() - start
+        time.sleep(0.02)
+    raise AssertionError("held writes were never flushed by the writer")
+
+
+def test_writer_tick_flushes_held_writes_once_half_an_interval_old(dsn: str, schema: str) -> None:
+    """A write held a moment before a tick waits for the next one (so a step's writes
+    meet its checkpoint and become references), and no write waits past two ticks."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    interval = 1.0
+    with ActionSaver.from_conn_string(dsn, schema=schema, writer_interval=interval) as saver:
+        saver.setup()
+        config: Any = {"configurable": {"thread_id": "tick", "checkpoint_ns": ""}}
+        config = saver.put(config, empty_checkpoint(), {"step": -1}, {})
+        held_at = time.monotonic()
+        saver.put_writes(config, [("a", 1)], "t1", task_path="")
+        waited = _wait_for_writes_row(dsn, schema)
+        assert interval / 2 <= time.monotonic() - held_at
+        assert waited <= 2 * interval + 5.0  # 1.5 intervals, plus a loaded machine's delay
+
+
+async def test_writer_tick_flushes_held_writes_once_half_an_interval_old_async(
+    dsn: str, schema: str
+) -> None:
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    interval = 1.0
+    async with AsyncActionSaver.from_conn_string(
+        dsn, schema=schema, writer_interval=interval
+    ) as saver:
+        await saver.setup()
+        config: Any = {"configurable": {"thread_id": "tick", "checkpoint_ns": ""}}
+        config = await saver.aput(config, empty_checkpoint(), {"step": -1}, {})
+        held_at = time.monotonic()
+        await saver.aput_writes(config, [("a", 1)], "t1", task_path="")
+        waited = await asyncio.to_thread(_wait_for_writes_row, dsn, schema)
+        assert interval / 2 <= time.monotonic() - held_at
+        assert waited <= 2 * interval + 5.0
 
 
 @pytest.mark.parametrize(("defer", "durable"), [(False, False), (False, True), (True, True)])

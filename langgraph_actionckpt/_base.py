@@ -15,7 +15,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
@@ -36,7 +36,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
-from . import _encoding
+from . import _allowlist, _encoding
 from ._actions import ActionQueries, ActionRecord, plan_get, plan_list
 from ._blobs import (
     DELTA_TYPE,
@@ -158,10 +158,29 @@ class SaverCore(BaseCheckpointSaver[str]):
         self._durable: OrderedDict[str, None] = OrderedDict()
         self._durable_cv = threading.Condition()
         self.metrics: Any = metrics
+        self._allowed_types: set[tuple[str, ...]] = set()
+        _allowlist.install()
         if replay:
             from . import replay as _replay
 
             _replay.install()
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> SaverCore:
+        """Allow the graph's own types to be loaded; this saver, changed in place.
+
+        LangGraph calls this with a compiled graph's state types (see
+        ``_allowlist``). The base class returns a clone; changing the serializer in
+        place keeps one saver (its held writes, leases and durability marks) per
+        graph, and every graph compiled with it is allowed its own types.
+        """
+        extra = set(extra_allowlist)
+        if extra <= self._allowed_types:
+            return self
+        derived = super().with_allowlist(extra)
+        if derived is not self:
+            self.serde = derived.serde
+        self._allowed_types |= extra
+        return self
 
     # --------------------------------------------------------------- durability
 

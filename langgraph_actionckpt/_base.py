@@ -159,6 +159,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         self._durable_cv = threading.Condition()
         self.metrics: Any = metrics
         self._allowed_types: set[tuple[str, ...]] = set()
+        self._serde_lock = threading.Lock()
         _allowlist.install()
         if replay:
             from . import replay as _replay
@@ -176,10 +177,11 @@ class SaverCore(BaseCheckpointSaver[str]):
         extra = set(extra_allowlist)
         if extra <= self._allowed_types:
             return self
-        derived = super().with_allowlist(extra)
-        if derived is not self:
-            self.serde = derived.serde
-        self._allowed_types |= extra
+        with self._serde_lock:  # two graphs resolving at once must not lose a merge
+            derived = super().with_allowlist(extra)
+            if derived is not self:
+                self.serde = derived.serde
+            self._allowed_types = self._allowed_types | extra
         return self
 
     # --------------------------------------------------------------- durability

@@ -639,6 +639,16 @@ class SaverCore(BaseCheckpointSaver[str]):
         )
         return rows[0] if rows else None
 
+    def _plan_flush_on_tick(self) -> Plan[None]:
+        """The writer's tick: write the writes held for at least half an interval.
+
+        Younger ones wait for the next tick, so most meet their step's checkpoint
+        first and are stored with it (as references to its deltas); none waits
+        longer than one and a half intervals.
+        """
+        held_before = time.monotonic() - self.writer.interval / 2
+        return self._plan_flush_pending(held_before=held_before)
+
     def _plan_flush_pending(
         self, thread_id: str | None = None, held_before: float | None = None
     ) -> Plan[None]:

@@ -388,11 +388,8 @@ class ActionSaver(SaverCore):
             self._run(self._plan_flush_pending)
 
     def _flush_writes_on_tick(self) -> None:
-        # Writes held for less than half an interval wait for the next tick: most
-        # meet their step's checkpoint first and are stored with it (as references).
         if self._pending:
-            held_before = time.monotonic() - self.writer.interval / 2
-            self._run(lambda: self._plan_flush_pending(held_before=held_before))
+            self._run(self._plan_flush_on_tick)
 
     def _on_pending(self) -> None:
         self.writer.start()

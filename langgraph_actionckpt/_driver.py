@@ -246,6 +246,12 @@ class AsyncDriver:
         self.reconnect = reconnect
         self.lock = asyncio.Lock()
         self._pool_to_check = False
+        # Plans wait here rather than in the pool: with more concurrent graphs than
+        # connections, psycopg_pool's waiting path costs ~40 us per borrow more
+        # than a semaphore (measured with 64 tasks on 10 connections).
+        self._gate = (
+            asyncio.Semaphore(conn.max_size) if isinstance(conn, AsyncConnectionPool) else None
+        )
         if isinstance(conn, psycopg.AsyncConnection):
             configure_connection(conn)
 
@@ -253,7 +259,8 @@ class AsyncDriver:
     async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A connection for one plan (borrowed from the pool or the shared one, locked)."""
         if isinstance(self.conn, AsyncConnectionPool):
-            async with self.conn.connection() as conn:
+            assert self._gate is not None
+            async with self._gate, self.conn.connection() as conn:
                 yield conn
         else:
             async with self.lock:

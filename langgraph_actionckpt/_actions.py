@@ -383,7 +383,10 @@ def plan_upsert(q: ActionQueries, records: Sequence[ActionRecord]) -> Plan[None]
     """
     if not records:
         return
-    rows = [_row(r) for r in records]
+    # Threads in ascending order, each thread's rows in arrival order (that order
+    # numbers them: step_index); every multi-thread write of this package locks
+    # rows in this order, so none can deadlock with another.
+    rows = [_row(r) for r in sorted(records, key=lambda r: r.thread_id)]
     if len(records) < COPY_THRESHOLD:
         yield Op(q.upsert, [list(col) for col in zip(*rows, strict=True)])
         return

@@ -420,7 +420,10 @@ class SaverCore(BaseCheckpointSaver[str]):
         counts = _bind_calls(params, calls, deltas, shared=True)
         try:
             yield Op(
-                self.queries.store(*counts, len(rows), True, False, True), params, prepare=True
+                self.queries.store(*counts, len(rows), True, False, True),
+                params,
+                prepare=True,
+                lock_key=thread_id,
             )
             yield from self._after_calls(calls)
         except BaseException:
@@ -676,6 +679,8 @@ class SaverCore(BaseCheckpointSaver[str]):
                 calls.extend(group)
         if not calls:
             return
+        # threads in ascending order, each in its own order (see AsyncDriver.run_grouped)
+        calls.sort(key=lambda call: call.thread_id)
         params: dict[str, Any] = {}
         counts = _bind_calls(params, calls)
         try:

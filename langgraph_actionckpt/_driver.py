@@ -49,12 +49,15 @@ class Op:
             (wait ``params[0]`` seconds on the client, holding no snapshot).
         prepare: Prepare the statement on first use (hot statements; skipped when
             the connection disables prepared statements, e.g. for pgbouncer).
+        lock_key: The thread whose rows the statement writes; a group commit
+            runs its statements in this order (see ``AsyncDriver.run_grouped``).
     """
 
     query: sql.Composable | str = ""
     params: Sequence[Any] | Mapping[str, Any] | None = None
     fetch: Fetch = "none"
     prepare: bool = False
+    lock_key: str = ""
 
 
 Plan = Generator[Op, Any, T]
@@ -252,6 +255,14 @@ class AsyncDriver:
         self._gate = (
             asyncio.Semaphore(conn.max_size) if isinstance(conn, AsyncConnectionPool) else None
         )
+        # group commit (see run_grouped): queued plans and the flushers draining them
+        self._groups: list[tuple[PlanFactory[Any], asyncio.Future[Any]]] = []
+        self._flushers = 0
+        self._max_flushers = (
+            max(1, conn.max_size // 2) if isinstance(conn, AsyncConnectionPool) else 0
+        )
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.grouped = 0  # plans committed as part of a group (observability, tests)
         if isinstance(conn, psycopg.AsyncConnection):
             configure_connection(conn)
 
@@ -285,6 +296,127 @@ class AsyncDriver:
                     logger.warning("connection lost (%s); retrying on a fresh connection", exc)
                     await self._discard(conn)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def run_grouped(self, factory: PlanFactory[T]) -> T:
+        """Run a write plan, committing it together with the ones queued meanwhile.
+
+        With many graphs running at once, every checkpoint would pay its own pool
+        borrow, round trip and WAL flush. Plans submitted while others are being
+        written wait and go out together: their first statements in one pipelined
+        transaction (one round trip, one commit), then whatever each plan does
+        next. A plan alone takes the ordinary path, and so does every plan of a
+        group that fails, so each caller gets its own outcome. Each call returns
+        only after its plan is committed.
+
+        Only plans whose first op executes without fetching qualify (puts);
+        others are run as by :meth:`run`.
+        """
+        if not self._max_flushers:
+            return await self.run(factory)
+        if self._flushers < self._max_flushers and not self._groups:
+            # Nothing waits: write it now, in this task (no hand-off, so a lone
+            # graph pays nothing); what arrives meanwhile queues up.
+            self._flushers += 1
+            try:
+                return await self.run(factory)
+            finally:
+                self._flushers -= 1
+                self._start_drains()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._groups.append((factory, future))
+        self._start_drains()
+        return await future
+
+    def _start_drains(self) -> None:
+        wanted = -(-len(self._groups) // MAX_GROUP)  # one drain per group's worth queued
+        while wanted > 0 and self._flushers < self._max_flushers:
+            wanted -= 1
+            self._flushers += 1
+            task = asyncio.get_running_loop().create_task(self._drain_groups())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Wait until every grouped write submitted so far is done."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _drain_groups(self) -> None:
+        try:
+            while self._groups:
+                group, self._groups = self._groups[:MAX_GROUP], self._groups[MAX_GROUP:]
+                if len(group) == 1:
+                    factory, future = group[0]
+                    await _settle(future, self.run(factory))
+                else:
+                    await self._write_group(group)
+        finally:
+            self._flushers -= 1
+
+    async def _write_group(self, group: list[tuple[PlanFactory[Any], asyncio.Future[Any]]]) -> None:
+        started: list[tuple[Plan[Any], Op, PlanFactory[Any], asyncio.Future[Any]]] = []
+        for factory, future in group:
+            plan = factory()
+            try:
+                op = next(plan)
+            except StopIteration as stop:  # nothing to write
+                _resolve(future, stop.value)
+                continue
+            except Exception as exc:  # noqa: BLE001 - the caller's error, not the group's
+                _fail(future, exc)
+                continue
+            if op.fetch != "none":
+                plan.close()
+                await _settle(future, self.run(factory))
+                continue
+            started.append((plan, op, factory, future))
+        if not started:
+            return
+        # Row locks are taken thread by thread in ascending order, as every
+        # multi-thread write of this package takes them: no two can deadlock.
+        started.sort(key=lambda item: item[1].lock_key)
+        try:
+            async with (
+                self.connection() as conn,
+                conn.pipeline(),
+                conn.transaction(),
+                conn.cursor(binary=True) as cur,
+            ):
+                for _plan, op, _factory, _future in started:
+                    prepare = True if op.prepare and conn.prepare_threshold is not None else None
+                    await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - retried one by one below
+            logger.debug(
+                "group of %d writes failed (%s); writing them one by one", len(started), exc
+            )
+            for plan, _op, factory, future in started:
+                plan.close()  # plans give back what they took (held writes) on close
+                await _settle(future, self.run(factory))
+            return
+        self.grouped += len(started)
+        for plan, _op, _factory, future in started:
+            await _settle(future, self._resume(plan))
+
+    async def _resume(self, plan: Plan[T]) -> T:
+        """Go on with a plan whose first op was committed in a group."""
+        try:
+            try:
+                op = plan.send(None)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            async with self.connection() as conn, conn.cursor(binary=True) as cur:
+                try:
+                    while True:
+                        result = await _run_op_async(cur, op)
+                        try:
+                            op = plan.send(result)
+                        except StopIteration as stop:
+                            return stop.value  # type: ignore[no-any-return]
+                except BaseException:
+                    await _cleanup_async(conn)
+                    raise
+        finally:
+            plan.close()
 
     async def _discard(self, conn: psycopg.AsyncConnection[Any]) -> None:
         if isinstance(self.conn, AsyncConnectionPool):
@@ -323,6 +455,30 @@ class AsyncDriver:
                 except StopIteration as stop:
                     return stop.value  # type: ignore[no-any-return]
                 result = await _run_op_async(cur, op)
+
+
+MAX_GROUP = 32
+"""At most this many plans share one group commit (each waits for the whole group)."""
+
+
+def _resolve(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _fail(future: asyncio.Future[Any], exc: BaseException) -> None:
+    if not future.done():
+        future.set_exception(exc)
+
+
+async def _settle(future: asyncio.Future[Any], work: Any) -> None:
+    """Await ``work`` and hand its outcome to ``future`` (whose caller may be gone)."""
+    try:
+        value = await work
+    except Exception as exc:  # noqa: BLE001 - delivered to the caller
+        _fail(future, exc)
+    else:
+        _resolve(future, value)
 
 
 async def _run_op_async(cur: psycopg.AsyncCursor[Any], op: Op) -> Any:

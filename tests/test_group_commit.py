@@ -133,3 +133,33 @@ async def test_concurrent_agents_with_the_handler_do_not_deadlock(
         if "one by one" in r.getMessage() or "flush failed" in r.getMessage()
     ]
     assert problems == []
+
+
+async def test_groups_survive_killed_backends(dsn: str, schema: str) -> None:
+    """Every pooled backend killed between two waves (a server restart, a proxy
+    reaping idle connections): grouped and lone puts retry on fresh connections."""
+    from .test_saver import _tagged, _terminate_backends
+
+    async with AsyncActionSaver.from_conn_string(
+        _tagged(dsn, schema), schema=schema, pool_size=4
+    ) as saver:
+        await saver.setup()
+        graph = _chain().compile(checkpointer=saver)
+
+        async def wave(prefix: str) -> list[Any]:
+            return await asyncio.gather(
+                *(
+                    graph.ainvoke(
+                        {"x": 0, "trail": []}, {"configurable": {"thread_id": f"{prefix}{i}"}}
+                    )
+                    for i in range(16)
+                )
+            )
+
+        expected = {"x": NODES, "trail": [f"n{i}" for i in range(NODES)]}
+        assert await wave("before-") == [expected] * 16
+        assert await asyncio.to_thread(_terminate_backends, dsn, schema) >= 1
+        assert await wave("after-") == [expected] * 16
+        for i in range(16):
+            state = await graph.aget_state({"configurable": {"thread_id": f"after-{i}"}})
+            assert state.values == expected

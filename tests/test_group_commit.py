@@ -163,3 +163,25 @@ async def test_groups_survive_killed_backends(dsn: str, schema: str) -> None:
         for i in range(16):
             state = await graph.aget_state({"configurable": {"thread_id": f"after-{i}"}})
             assert state.values == expected
+
+
+@pytest.mark.parametrize(
+    ("prepare_threshold", "pipeline"), [(None, False), (0, True)], ids=["no-prepare", "pipeline"]
+)
+async def test_groups_with_connection_variants(
+    dsn: str, schema: str, prepare_threshold: int | None, pipeline: bool
+) -> None:
+    """Statements never prepared (as behind pgbouncer) and the saver's own pipeline mode."""
+    async with AsyncActionSaver.from_conn_string(
+        dsn, schema=schema, pool_size=4, prepare_threshold=prepare_threshold, pipeline=pipeline
+    ) as saver:
+        await saver.setup()
+        graph = _chain().compile(checkpointer=saver)
+        outs = await asyncio.gather(
+            *(
+                graph.ainvoke({"x": 0, "trail": []}, {"configurable": {"thread_id": f"v{i}"}})
+                for i in range(16)
+            )
+        )
+        assert all(o["x"] == NODES for o in outs)
+        assert saver.driver.grouped > 0

@@ -174,7 +174,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         place keeps one saver (its held writes, leases and durability marks) per
         graph, and every graph compiled with it is allowed its own types.
         """
-        extra = set(extra_allowlist)
+        # called on every graph run with the graph's cached set: no copy needed
+        extra = extra_allowlist if isinstance(extra_allowlist, set) else set(extra_allowlist)
         if extra <= self._allowed_types:
             return self
         with self._serde_lock:  # two graphs resolving at once must not lose a merge

@@ -402,19 +402,10 @@ class AsyncDriver:
         try:
             try:
                 op = plan.send(None)
-            except StopIteration as stop:
+            except StopIteration as stop:  # the common case: nothing more to do
                 return stop.value  # type: ignore[no-any-return]
-            async with self.connection() as conn, conn.cursor(binary=True) as cur:
-                try:
-                    while True:
-                        result = await _run_op_async(cur, op)
-                        try:
-                            op = plan.send(result)
-                        except StopIteration as stop:
-                            return stop.value  # type: ignore[no-any-return]
-                except BaseException:
-                    await _cleanup_async(conn)
-                    raise
+            async with self.connection() as conn:
+                return await self._run_on(conn, plan, first=op)
         finally:
             plan.close()
 
@@ -432,13 +423,17 @@ class AsyncDriver:
             configure_connection(fresh)
 
     async def _run_on(
-        self, conn: psycopg.AsyncConnection[Any], plan: Plan[T], pipeline: bool | None = None
+        self,
+        conn: psycopg.AsyncConnection[Any],
+        plan: Plan[T],
+        pipeline: bool | None = None,
+        first: Op | None = None,
     ) -> T:
         try:
             if self.pipeline if pipeline is None else pipeline:
                 async with conn.pipeline():
-                    return await self._loop(conn, plan)
-            return await self._loop(conn, plan)
+                    return await self._loop(conn, plan, first)
+            return await self._loop(conn, plan, first)
         except BaseException:
             await _cleanup_async(conn)
             raise
@@ -446,9 +441,12 @@ class AsyncDriver:
             plan.close()
 
     @staticmethod
-    async def _loop(conn: psycopg.AsyncConnection[Any], plan: Plan[T]) -> T:
+    async def _loop(
+        conn: psycopg.AsyncConnection[Any], plan: Plan[T], first: Op | None = None
+    ) -> T:
+        """Run the plan's ops; ``first``: an op the plan already yielded."""
         async with conn.cursor(binary=True) as cur:
-            result: Any = None
+            result: Any = None if first is None else await _run_op_async(cur, first)
             while True:
                 try:
                     op = plan.send(result)

@@ -29,7 +29,7 @@ from ._driver import AsyncDriver, PlanFactory, T, configure_connection
 from ._lease import release_all
 from ._writer import AsyncActionWriter
 from .embedded import embedded_dsn
-from .saver import connect_kwargs
+from .saver import connect_kwargs, pool_options
 
 
 async def _configure_async(conn: psycopg.AsyncConnection[Any]) -> None:
@@ -159,14 +159,9 @@ class AsyncActionSaver(SaverCore):
             else:
                 pool = AsyncConnectionPool(
                     conninfo,
-                    min_size=1,
-                    max_size=pool_size,
-                    kwargs=ckw,
                     check=AsyncConnectionPool.check_connection if pool_check else None,
-                    max_idle=max_idle,
-                    max_lifetime=max_lifetime,
                     configure=_configure_async,
-                    open=False,
+                    **pool_options(pool_size, ckw, max_idle, max_lifetime),
                 )
                 await stack.enter_async_context(pool)
                 saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)

@@ -41,6 +41,20 @@ def connect_kwargs(prepare_threshold: int | None) -> dict[str, Any]:
     return {"autocommit": True, "prepare_threshold": prepare_threshold}
 
 
+def pool_options(
+    pool_size: int, ckw: dict[str, Any], max_idle: float, max_lifetime: float
+) -> dict[str, Any]:
+    """Settings of the pool ``from_conn_string`` opens (sync and async alike)."""
+    return {
+        "min_size": 1,
+        "max_size": pool_size,
+        "kwargs": ckw,
+        "max_idle": max_idle,
+        "max_lifetime": max_lifetime,
+        "open": False,
+    }
+
+
 def _conninfo_of(conn: Any) -> str | None:
     conninfo = getattr(conn, "conninfo", None)  # pools
     if isinstance(conninfo, str):
@@ -188,14 +202,9 @@ class ActionSaver(SaverCore):
                 pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
                     conninfo,
                     connection_class=psycopg.Connection,
-                    min_size=1,
-                    max_size=pool_size,
-                    kwargs=ckw,
                     check=ConnectionPool.check_connection if pool_check else None,
-                    max_idle=max_idle,
-                    max_lifetime=max_lifetime,
                     configure=_configure_sync,
-                    open=False,
+                    **pool_options(pool_size, ckw, max_idle, max_lifetime),
                 )
                 stack.enter_context(pool)
                 saver = cls(pool, schema=schema, serde=serde, pipeline=pipeline, **kwargs)

@@ -52,7 +52,7 @@ from rich.console import Console
 from rich.table import Table
 
 from langgraph_actionckpt import ActionSaver
-from langgraph_actionckpt._actions import ActionRecord
+from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.embedded import embedded_dsn
 from langgraph_actionckpt.ops.retention import archive, import_archive, prune
 

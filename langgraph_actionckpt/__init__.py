@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_attributes
-from .errors import (
+from langgraph_actionckpt._lazy import lazy_attributes
+from langgraph_actionckpt.errors import (
     ActionCkptError,
     ConfigurationError,
     EmbeddedServerError,
@@ -32,23 +32,26 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from ._actions import ActionRecord
-    from .aio import AsyncActionSaver
-    from .callbacks import ActionCallbackHandler, AsyncActionCallbackHandler
-    from .embedded import embedded_dsn, stop_embedded
-    from .ops.metrics import Metrics
-    from .ops.vector import BackgroundEmbedder, VectorIndex
-    from .replay import action, current_action
-    from .saver import ActionSaver
+    from langgraph_actionckpt.actions.callbacks import (
+        ActionCallbackHandler,
+        AsyncActionCallbackHandler,
+    )
+    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.aio import AsyncActionSaver
+    from langgraph_actionckpt.embedded import embedded_dsn, stop_embedded
+    from langgraph_actionckpt.ops.metrics import Metrics
+    from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
+    from langgraph_actionckpt.replay.engine import action, current_action
+    from langgraph_actionckpt.saver import ActionSaver
 
 __version__ = "0.1.0"
 
 # Public names that live in submodules, imported on first use so that
 # `import langgraph_actionckpt` stays cheap and optional extras stay optional.
 _LAZY = {
-    "ActionRecord": "._actions",
-    "ActionCallbackHandler": ".callbacks",
-    "AsyncActionCallbackHandler": ".callbacks",
+    "ActionRecord": ".actions.records",
+    "ActionCallbackHandler": ".actions.callbacks",
+    "AsyncActionCallbackHandler": ".actions.callbacks",
     "action": ".replay",
     "current_action": ".replay",
     "ActionSaver": ".saver",

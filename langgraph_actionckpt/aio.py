@@ -22,14 +22,14 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import AsyncConnectionPool
 
-from ._actions import ActionRecord, plan_upsert, records_to_jsonl
-from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
-from ._blobs import DeltaPolicy
-from ._driver import AsyncDriver, PlanFactory, T, configure_connection
-from ._lease import release_all
-from ._writer import AsyncActionWriter
-from .embedded import embedded_dsn
-from .saver import connect_kwargs, pool_options
+from langgraph_actionckpt.actions.records import ActionRecord, plan_upsert, records_to_jsonl
+from langgraph_actionckpt.actions.writer import AsyncActionWriter
+from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
+from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, SaverCore, env_dsn
+from langgraph_actionckpt.db.driver import AsyncDriver, PlanFactory, T, configure_connection
+from langgraph_actionckpt.db.lease import release_all
+from langgraph_actionckpt.embedded import embedded_dsn
+from langgraph_actionckpt.saver import connect_kwargs, pool_options
 
 
 async def _configure_async(conn: psycopg.AsyncConnection[Any]) -> None:

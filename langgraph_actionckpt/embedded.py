@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .errors import EmbeddedServerError
+from langgraph_actionckpt.errors import EmbeddedServerError
 
 _lock = threading.Lock()
 _servers: dict[Path, Any] = {}

@@ -22,14 +22,14 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import ConnectionPool
 
-from ._actions import ActionRecord, plan_upsert, records_to_jsonl
-from ._base import DEFAULT_SCHEMA, SaverCore, env_dsn
-from ._blobs import DeltaPolicy
-from ._driver import PlanFactory as _PlanFactory
-from ._driver import SyncDriver, T, configure_connection
-from ._lease import release_all
-from ._writer import SyncActionWriter
-from .embedded import embedded_dsn
+from langgraph_actionckpt.actions.records import ActionRecord, plan_upsert, records_to_jsonl
+from langgraph_actionckpt.actions.writer import SyncActionWriter
+from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
+from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, SaverCore, env_dsn
+from langgraph_actionckpt.db.driver import PlanFactory as _PlanFactory
+from langgraph_actionckpt.db.driver import SyncDriver, T, configure_connection
+from langgraph_actionckpt.db.lease import release_all
+from langgraph_actionckpt.embedded import embedded_dsn
 
 
 def _configure_sync(conn: psycopg.Connection[Any]) -> None:

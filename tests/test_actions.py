@@ -33,7 +33,7 @@ from langgraph_actionckpt import (
     action,
     current_action,
 )
-from langgraph_actionckpt._actions import records_from_jsonl
+from langgraph_actionckpt.actions.records import records_from_jsonl
 from langgraph_actionckpt.testing.models import ScriptedChatModel
 
 from .conftest import fetch

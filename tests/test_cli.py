@@ -14,8 +14,8 @@ from langgraph.graph import END, START, StateGraph
 from typer.testing import CliRunner
 
 from langgraph_actionckpt import ActionSaver
-from langgraph_actionckpt._actions import ActionRecord
-from langgraph_actionckpt.cli import app, parse_duration
+from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.ops.cli import app, parse_duration
 
 from .conftest import drop_schema, fetch, new_schema_name
 

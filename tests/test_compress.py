@@ -8,7 +8,7 @@ import pytest
 import zstandard
 
 from langgraph_actionckpt import SerializationError
-from langgraph_actionckpt import _compress as compress
+from langgraph_actionckpt.checkpoints import compress as compress
 
 TEXT = b"the same few words again and again, " * 40
 

@@ -18,7 +18,7 @@ from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.graph import END, START, StateGraph
 
 from langgraph_actionckpt import AsyncActionSaver
-from langgraph_actionckpt._driver import Op, Plan
+from langgraph_actionckpt.db.driver import Op, Plan
 
 THREADS = 32
 NODES = 5

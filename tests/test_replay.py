@@ -681,7 +681,7 @@ def test_lease_two_processes_one_thread(
 
 
 def test_lease_released_after_run_and_on_release_all(saver: ActionSaver, dsn: str) -> None:
-    from langgraph_actionckpt import _lease
+    from langgraph_actionckpt.db import lease as _lease
 
     graph = single_node(lambda s: {"out": ["x"]}).compile(checkpointer=saver)
     cfg = cfg_for(ActionCallbackHandler(saver), "lease-free")

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from langgraph_actionckpt import ActionSaver
-from langgraph_actionckpt._actions import ActionRecord
+from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.ops.retention import (
     archive,

@@ -23,7 +23,7 @@ from langgraph_actionckpt import (
     ConfigurationError,
     SerializationError,
 )
-from langgraph_actionckpt._migrations import LATEST_VERSION
+from langgraph_actionckpt.db.migrations import LATEST_VERSION
 
 from .conftest import drop_schema, fetch, new_schema_name
 

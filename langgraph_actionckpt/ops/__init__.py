@@ -4,7 +4,7 @@ Every function here takes a sync psycopg ``Connection`` (autocommit), a
 ``ConnectionPool`` or an :class:`~langgraph_actionckpt.ActionSaver`, so the
 ``actionckpt`` CLI stays a thin layer and applications or tests can call the
 same functions directly. The SQL is written as I/O-free plans (see
-``langgraph_actionckpt._driver``); async twins are not provided yet, run the
+``langgraph_actionckpt.db.driver``); async twins are not provided yet, run the
 sync functions in a worker thread (``asyncio.to_thread``) from async code.
 
 Optional dependencies are imported lazily: ``prometheus_client`` by
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
+from langgraph_actionckpt._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from .metrics import Metrics, start_http_exporter
-    from .queries import (
+    from langgraph_actionckpt.ops.metrics import Metrics, start_http_exporter
+    from langgraph_actionckpt.ops.reports import (
         InflightAction,
         RunSummary,
         TableStats,
@@ -32,20 +32,26 @@ if TYPE_CHECKING:
         stats,
         thread_timeline,
     )
-    from .retention import ArchiveResult, PruneResult, archive, import_archive, prune
-    from .vector import BackgroundEmbedder, VectorIndex
+    from langgraph_actionckpt.ops.retention import (
+        ArchiveResult,
+        PruneResult,
+        archive,
+        import_archive,
+        prune,
+    )
+    from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
 
 _LAZY = {
-    "InflightAction": ".queries",
-    "RunSummary": ".queries",
-    "TableStats": ".queries",
-    "Timeline": ".queries",
-    "failed_runs": ".queries",
-    "inflight_actions": ".queries",
-    "list_runs": ".queries",
-    "migration_sql": ".queries",
-    "stats": ".queries",
-    "thread_timeline": ".queries",
+    "InflightAction": ".reports",
+    "RunSummary": ".reports",
+    "TableStats": ".reports",
+    "Timeline": ".reports",
+    "failed_runs": ".reports",
+    "inflight_actions": ".reports",
+    "list_runs": ".reports",
+    "migration_sql": ".reports",
+    "stats": ".reports",
+    "thread_timeline": ".reports",
     "ArchiveResult": ".retention",
     "PruneResult": ".retention",
     "archive": ".retention",

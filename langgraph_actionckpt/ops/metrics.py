@@ -55,9 +55,9 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from .._actions import ActionRecord
-from .._base import DEFAULT_SCHEMA, validate_schema
-from ..errors import ConfigurationError
+from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
+from langgraph_actionckpt.errors import ConfigurationError
 
 logger = logging.getLogger("langgraph_actionckpt.metrics")
 

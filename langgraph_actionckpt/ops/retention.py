@@ -23,7 +23,7 @@ last, each re-checking that the thread is still idle, so a thread resumed betwee
 two of them still has its latest checkpoint and the blobs it needs.
 
 Archive writes only the **action log** (one JSON object per action, the format of
-:func:`langgraph_actionckpt._actions.records_to_jsonl`); checkpoints, blobs and
+:func:`langgraph_actionckpt.actions.records.records_to_jsonl`); checkpoints, blobs and
 writes are not archived, so an archived thread can be inspected and re-imported
 as a log but not resumed. No async twins: from async code call these in a
 worker thread (``asyncio.to_thread``).
@@ -44,10 +44,15 @@ from typing import Any
 import orjson
 from psycopg import sql
 
-from .._actions import COLUMNS, ActionRecord, records_to_jsonl, row_from_db
-from .._driver import BEGIN, COMMIT, Op, Plan
-from ..errors import ConfigurationError
-from .queries import Target, _Jsonable, driver_for, regclass, schema_for
+from langgraph_actionckpt.actions.records import (
+    COLUMNS,
+    ActionRecord,
+    records_to_jsonl,
+    row_from_db,
+)
+from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.errors import ConfigurationError
+from langgraph_actionckpt.ops.reports import Target, _Jsonable, driver_for, regclass, schema_for
 
 ProgressCallback = Callable[[int, int], None]
 """Called after each batch with (threads done, threads selected)."""

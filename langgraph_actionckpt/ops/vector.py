@@ -33,10 +33,10 @@ import psycopg
 from langchain_core.embeddings import Embeddings
 from psycopg import sql
 
-from .. import _encoding
-from .._actions import COLUMNS, ActionRecord, row_from_db
-from ..errors import ConfigurationError, VectorUnavailableError
-from .queries import Target, driver_for, regclass, schema_for
+from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord, row_from_db
+from langgraph_actionckpt.db import encoding as _encoding
+from langgraph_actionckpt.errors import ConfigurationError, VectorUnavailableError
+from langgraph_actionckpt.ops.reports import Target, driver_for, regclass, schema_for
 
 logger = logging.getLogger("langgraph_actionckpt.vector")
 

@@ -36,9 +36,9 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
-from . import _allowlist, _encoding
-from ._actions import ActionQueries, ActionRecord, plan_get, plan_list
-from ._blobs import (
+from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, plan_get, plan_list
+from langgraph_actionckpt.checkpoints import allowlist as _allowlist
+from langgraph_actionckpt.checkpoints.blobs import (
     DELTA_TYPE,
     WRITE_REF_TYPE,
     BlobRow,
@@ -54,13 +54,14 @@ from ._blobs import (
     write_from_ref,
     write_refers_to,
 )
-from ._compress import pack_value, unpack_value
-from ._context import agent_id_for
-from ._driver import BEGIN, COMMIT, Op, Plan, PlanFactory
-from ._migrations import LATEST_VERSION, pending_migrations
-from ._queries import N_CHECKPOINT_COLUMNS, Queries
-from .errors import ConfigurationError, MigrationError, SerializationError
-from .serde import ActionSerializer, has_surrogates
+from langgraph_actionckpt.checkpoints.compress import pack_value, unpack_value
+from langgraph_actionckpt.checkpoints.serde import ActionSerializer, has_surrogates
+from langgraph_actionckpt.checkpoints.sql import N_CHECKPOINT_COLUMNS, Queries
+from langgraph_actionckpt.db import encoding as _encoding
+from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan, PlanFactory
+from langgraph_actionckpt.db.migrations import LATEST_VERSION, pending_migrations
+from langgraph_actionckpt.errors import ConfigurationError, MigrationError, SerializationError
+from langgraph_actionckpt.replay.context import agent_id_for
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -162,7 +163,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         self._serde_lock = threading.Lock()
         _allowlist.install()
         if replay:
-            from . import replay as _replay
+            from langgraph_actionckpt import replay as _replay
 
             _replay.install()
 

@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
-from ._encoding import escape_text
-from .errors import ThreadBusyError
+from langgraph_actionckpt.db.encoding import escape_text
+from langgraph_actionckpt.errors import ThreadBusyError
 
 if TYPE_CHECKING:
-    from ._base import SaverCore
+    from langgraph_actionckpt.checkpoints.core import SaverCore
 
 TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext(%s || ':' || %s))"
 UNLOCK = "SELECT pg_advisory_unlock(hashtext(%s || ':' || %s))"

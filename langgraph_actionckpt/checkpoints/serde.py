@@ -6,7 +6,7 @@ and truncated UTF-16 data do contain) silently becomes ``"?"``. This subclass
 keeps such values exact: when the encoded bytes contain ``?`` at all, a probe
 encoding that refuses surrogates checks whether any were replaced; if so, the
 value is stored as ``msgpack+esc`` with every affected string escaped (the
-reversible escape of :mod:`langgraph_actionckpt._encoding`) and unescaped on
+reversible escape of :mod:`langgraph_actionckpt.db.encoding`) and unescaped on
 load. Values without surrogates are byte-for-byte what LangGraph stores.
 
 Loading stays strict: only allowlisted types are revived (LangGraph adds the
@@ -21,7 +21,7 @@ from typing import Any
 import ormsgpack
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer, _msgpack_default, _option
 
-from ._encoding import MARK, escape_text, unescape_text
+from langgraph_actionckpt.db.encoding import MARK, escape_text, unescape_text
 
 ESCAPED_TYPE = "msgpack+esc"
 _PROBE_OPTION = _option & ~ormsgpack.OPT_REPLACE_SURROGATES

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from . import _encoding
+from langgraph_actionckpt.db import encoding as _encoding
 
 if TYPE_CHECKING:
-    from ._base import SaverCore
+    from langgraph_actionckpt.checkpoints.core import SaverCore
 
 
 @dataclass(slots=True)
@@ -133,7 +133,7 @@ def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
         None outside a LangGraph task, in graphs checkpointed by another saver,
         when replay is switched off for the saver, or under ``durability="exit"``.
     """
-    from ._base import SaverCore
+    from langgraph_actionckpt.checkpoints.core import SaverCore
 
     try:
         from langgraph.config import get_config

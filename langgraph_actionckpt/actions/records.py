@@ -15,8 +15,8 @@ from typing import Any
 
 from psycopg import sql
 
-from . import _encoding
-from ._driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.db import encoding as _encoding
+from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 
 ACTION_TYPES = (
     "node",

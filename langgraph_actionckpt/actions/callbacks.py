@@ -43,12 +43,17 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import LLMResult
 
-from . import _lease
-from ._actions import ActionRecord
-from ._base import SaverCore
-from ._context import agent_id_for
-from ._writer import AsyncActionWriter
-from .replay import error_payload, pending_llm_run, run_registry, usage_fields
+from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.writer import AsyncActionWriter
+from langgraph_actionckpt.checkpoints.core import SaverCore
+from langgraph_actionckpt.db import lease as _lease
+from langgraph_actionckpt.replay.context import agent_id_for
+from langgraph_actionckpt.replay.engine import (
+    error_payload,
+    pending_llm_run,
+    run_registry,
+    usage_fields,
+)
 
 logger = logging.getLogger("langgraph_actionckpt")
 

@@ -82,7 +82,7 @@ def install() -> None:
         _installed = True
         from langgraph.pregel import Pregel
 
-        from ._base import SaverCore
+        from langgraph_actionckpt.checkpoints.core import SaverCore
 
         original = getattr(Pregel, "_apply_checkpointer_allowlist", None)
         if original is None:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import fields
 from typing import Any
 
-from ._actions import TERMINAL, ActionRecord
+from langgraph_actionckpt.actions.records import TERMINAL, ActionRecord
 
 logger = logging.getLogger("langgraph_actionckpt")
 

@@ -27,8 +27,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._base import DEFAULT_SCHEMA, validate_schema
-from .errors import ActionCkptError
+from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
+from langgraph_actionckpt.errors import ActionCkptError
 
 T = TypeVar("T")
 
@@ -84,7 +84,7 @@ def resolve_dsn(dsn: str | None) -> str:
     env = os.environ.get("ACTIONCKPT_DSN")
     if env:
         return env
-    from .embedded import embedded_dsn
+    from langgraph_actionckpt.embedded import embedded_dsn
 
     return embedded_dsn()
 
@@ -206,7 +206,7 @@ def runs(
     json_: JsonOpt = None,
 ) -> None:
     """List threads with their status, last action, counts by type and age."""
-    from .ops import queries
+    from langgraph_actionckpt.ops import reports as queries
 
     s = _settings(ctx, dsn, schema, json_)
     since_at = parse_since(since) if since else None
@@ -246,7 +246,7 @@ def show(
     json_: JsonOpt = None,
 ) -> None:
     """Show a thread's action timeline (replayed vs executed, durations, tokens)."""
-    from .ops import queries
+    from langgraph_actionckpt.ops import reports as queries
 
     s = _settings(ctx, dsn, schema, json_)
 
@@ -290,7 +290,7 @@ def failed(
     json_: JsonOpt = None,
 ) -> None:
     """List runs whose last action failed, with the error."""
-    from .ops import queries
+    from langgraph_actionckpt.ops import reports as queries
 
     s = _settings(ctx, dsn, schema, json_)
 
@@ -327,7 +327,7 @@ def inflight(
     json_: JsonOpt = None,
 ) -> None:
     """List actions pending/running with no completion, oldest first."""
-    from .ops import queries
+    from langgraph_actionckpt.ops import reports as queries
 
     s = _settings(ctx, dsn, schema, json_)
     older = parse_duration(older_than) if older_than else None
@@ -413,7 +413,7 @@ def prune(
     json_: JsonOpt = None,
 ) -> None:
     """Delete threads idle for longer than --older-than (never in-flight ones)."""
-    from .ops import retention
+    from langgraph_actionckpt.ops import retention
 
     s = _settings(ctx, dsn, schema, json_)
     age = parse_duration(older_than)
@@ -456,7 +456,7 @@ def archive(
 
     Only actions are archived; checkpoints are deleted without a copy.
     """
-    from .ops import retention
+    from langgraph_actionckpt.ops import retention
 
     s = _settings(ctx, dsn, schema, json_)
     age = parse_duration(older_than)
@@ -491,7 +491,7 @@ def import_(
     json_: JsonOpt = None,
 ) -> None:
     """Restore archived actions (identical rows; existing ones are left alone)."""
-    from .ops import retention
+    from langgraph_actionckpt.ops import retention
 
     s = _settings(ctx, dsn, schema, json_)
 
@@ -517,8 +517,8 @@ def migrate(
     json_: JsonOpt = None,
 ) -> None:
     """Create or upgrade the schema (the saver's setup()), or print its SQL."""
-    from ._migrations import LATEST_VERSION, MIGRATIONS
-    from .ops.queries import migration_sql
+    from langgraph_actionckpt.db.migrations import LATEST_VERSION, MIGRATIONS
+    from langgraph_actionckpt.ops.reports import migration_sql
 
     s = _settings(ctx, dsn, schema, json_)
     if print_sql:
@@ -538,7 +538,7 @@ def migrate(
         return
 
     def body() -> int | None:
-        from .saver import ActionSaver
+        from langgraph_actionckpt.saver import ActionSaver
 
         with ActionSaver.from_conn_string(resolve_dsn(s.dsn), schema=_schema(s), pool_size=0) as sv:
             sv.setup()
@@ -565,7 +565,7 @@ def stats(
     json_: JsonOpt = None,
 ) -> None:
     """Row counts and sizes per table, actions per type and status, oldest/newest."""
-    from .ops import queries
+    from langgraph_actionckpt.ops import reports as queries
 
     s = _settings(ctx, dsn, schema, json_)
 
@@ -634,7 +634,7 @@ def similar(
     json_: JsonOpt = None,
 ) -> None:
     """Find the actions most similar to TEXT (pgvector cosine distance)."""
-    from .errors import VectorUnavailableError
+    from langgraph_actionckpt.errors import VectorUnavailableError
 
     s = _settings(ctx, dsn, schema, json_)
     spec = embeddings or os.environ.get("ACTIONCKPT_EMBEDDINGS")
@@ -645,7 +645,7 @@ def similar(
                 "no embedding model: pass --embeddings module:attr (for example "
                 "langchain_openai:OpenAIEmbeddings) or set ACTIONCKPT_EMBEDDINGS"
             )
-        from .ops.vector import VectorIndex
+        from langgraph_actionckpt.ops.vector import VectorIndex
 
         model = load_embeddings(spec)
         with _connect(s) as conn:
@@ -697,7 +697,7 @@ def similar(
 
 
 def _embedded_status() -> dict[str, Any]:
-    from .embedded import embedded_data_dir
+    from langgraph_actionckpt.embedded import embedded_data_dir
 
     path = embedded_data_dir()
     pid_file = path / "postmaster.pid"
@@ -739,7 +739,7 @@ def embedded_stop(
     json_: JsonOpt = None,
 ) -> None:
     """Stop the embedded server (data is kept)."""
-    from .embedded import stop_embedded
+    from langgraph_actionckpt.embedded import stop_embedded
 
     s = _settings(ctx, dsn, schema, json_)
     stopped = _run(s, stop_embedded)

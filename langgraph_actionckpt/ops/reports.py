@@ -22,11 +22,11 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import ConnectionPool
 
-from .._actions import ActionQueries, ActionRecord, plan_list
-from .._base import DEFAULT_SCHEMA, validate_schema
-from .._driver import Op, Plan, SyncDriver
-from .._migrations import MIGRATIONS
-from ..errors import ConfigurationError
+from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, plan_list
+from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
+from langgraph_actionckpt.db.driver import Op, Plan, SyncDriver
+from langgraph_actionckpt.db.migrations import MIGRATIONS
+from langgraph_actionckpt.errors import ConfigurationError
 
 RUN_STATUSES = ("running", "failed", "completed")
 INFLIGHT = ("pending", "running")
@@ -203,7 +203,7 @@ def _plan_runs(
     limit: int | None,
     thread_id: str | None = None,
 ) -> Plan[list[RunSummary]]:
-    from .. import _encoding
+    from langgraph_actionckpt.db import encoding as _encoding
 
     params = {
         "statuses": list(statuses) if statuses else None,

@@ -19,7 +19,7 @@ import threading
 
 import zstandard
 
-from .errors import SerializationError
+from langgraph_actionckpt.errors import SerializationError
 
 PLAIN_PREFIX = "z:"
 """Type prefix of a value compressed without a dictionary."""

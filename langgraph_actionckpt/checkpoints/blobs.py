@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._compress import is_compressed, unpack_value
-from .errors import SerializationError
+from langgraph_actionckpt.checkpoints.compress import is_compressed, unpack_value
+from langgraph_actionckpt.errors import SerializationError
 
 DELTA_TYPE = "delta"
 """``blobs.type`` of a delta row: ``blob`` holds item encodings only."""

@@ -54,10 +54,16 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration
 from langchain_core.tools import BaseTool, ToolException
 
-from . import _lease
-from ._actions import ActionRecord
-from ._context import TaskScope, current_action_var, replaying, stable_hash, task_scope
-from .errors import InFlightActionError
+from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.db import lease as _lease
+from langgraph_actionckpt.errors import InFlightActionError
+from langgraph_actionckpt.replay.context import (
+    TaskScope,
+    current_action_var,
+    replaying,
+    stable_hash,
+    task_scope,
+)
 
 logger = logging.getLogger("langgraph_actionckpt")
 

@@ -1,0 +1,1 @@
+"""Checkpoint storage: read and write plans, blobs and deltas, compression, serde."""

@@ -1,0 +1,1 @@
+"""Database layer: plans and drivers, migrations, value encoding, the thread lease."""

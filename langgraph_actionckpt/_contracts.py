@@ -1,0 +1,82 @@
+"""What the process-wide hooks need to know about our savers, without importing them.
+
+The callback handlers and the replay hooks ask "is this checkpointer one of
+ours?" and then use a few of its members. They must not import the saver
+classes (that made an import cycle), so the savers register their classes here
+when their module is imported, and the hooks call :func:`is_action_saver`.
+:class:`ActionSaverLike` lists the members the hooks rely on; the registry is
+the single place that ties the two sides together.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Protocol, TypeGuard, runtime_checkable
+
+__all__ = [
+    "ActionSaverLike",
+    "MetricsSink",
+    "NullMetrics",
+    "is_action_saver",
+    "register_saver_class",
+]
+
+
+@runtime_checkable
+class ActionSaverLike(Protocol):
+    """The members of our savers that hooks (callbacks, replay, lease) use."""
+
+    schema: str
+    replay: bool
+    writer: Any
+    metrics: MetricsSink
+
+
+class MetricsSink(Protocol):
+    """What the savers report to (``ops.metrics.Metrics``, or :class:`NullMetrics`)."""
+
+    def set_queue_depth(self, n: int) -> None: ...
+    def observe_replay(self, action_type: str) -> None: ...
+    def observe_actions_written(self, records: Any, seconds: float | None = None) -> None: ...
+    def observe_actions_read(self, records: Any) -> None: ...
+    def observe_put(self, seconds: float) -> None: ...
+    def observe_get(self) -> None: ...
+
+
+class NullMetrics:
+    """A metrics sink that records nothing, so callers never test ``if metrics``."""
+
+    def set_queue_depth(self, n: int) -> None:
+        """Ignore a queue depth."""
+
+    def observe_replay(self, action_type: str) -> None:
+        """Ignore a replay."""
+
+    def observe_actions_written(self, records: Any, seconds: float | None = None) -> None:
+        """Ignore written records."""
+
+    def observe_actions_read(self, records: Any) -> None:
+        """Ignore read records."""
+
+    def observe_put(self, seconds: float) -> None:
+        """Ignore a put."""
+
+    def observe_get(self) -> None:
+        """Ignore a get."""
+
+
+_saver_classes: tuple[type, ...] = ()
+_lock = threading.Lock()
+
+
+def register_saver_class(cls: type) -> None:
+    """Record ``cls`` as one of our savers (called once by each saver module)."""
+    global _saver_classes
+    with _lock:
+        if cls not in _saver_classes:
+            _saver_classes = (*_saver_classes, cls)
+
+
+def is_action_saver(obj: object) -> TypeGuard[ActionSaverLike]:
+    """Whether ``obj`` is an instance of one of our registered savers."""
+    return bool(_saver_classes) and isinstance(obj, _saver_classes)

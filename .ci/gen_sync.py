@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Generate the sync twins of the package from their async sources (psycopg's way).
+
+The async code is the one source. Each pair below names an async module and the
+sync module generated from it with `unasync`'s token rules (``async``/``await``
+dropped, ``AsyncFoo`` -> ``SyncFoo``, ``__aenter__`` -> ``__enter__``, ...) plus
+the project's own name map. The output is formatted with ruff.
+
+Usage:
+    python .ci/gen_sync.py           # rewrite the generated files
+    python .ci/gen_sync.py --check   # exit 1 if a generated file is stale (CI)
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import subprocess
+import sys
+from pathlib import Path
+
+import tokenize_rt
+import unasync
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "langgraph_actionckpt"
+
+# (async source, generated sync file), relative to the package.
+PAIRS: list[tuple[str, str]] = [
+]
+
+# Project names that unasync's rules do not map by themselves.
+REPLACEMENTS: dict[str, str] = {
+    "AsyncActionSaver": "ActionSaver",
+    "AsyncActionCallbackHandler": "ActionCallbackHandler",
+    "AsyncCallbackHandler": "BaseCallbackHandler",
+    "AsyncConnection": "Connection",
+    "AsyncConnectionPool": "ConnectionPool",
+    "AsyncCursor": "Cursor",
+    "AsyncDriver": "SyncDriver",
+    "AsyncIterator": "Iterator",
+    "AsyncIterable": "Iterable",
+    "AsyncGenerator": "Generator",
+    "asynccontextmanager": "contextmanager",
+    "aclose": "close",
+    "aclosing": "closing",
+}
+
+HEADER = "# Generated from {src} by .ci/gen_sync.py; edit the async source, not this file.\n"
+
+
+def generate(src: Path) -> str:
+    """The sync text generated from one async source file (before formatting)."""
+    rule = unasync.Rule("/", "/", additional_replacements=REPLACEMENTS)
+    tokens = tokenize_rt.src_to_tokens(src.read_text())
+    text = tokenize_rt.tokens_to_src(list(rule._unasync_tokens(tokens)))
+    return HEADER.format(src=src.relative_to(ROOT).as_posix()) + text
+
+
+def formatted(text: str, path: Path) -> str:
+    """``text`` as ruff would format and import-sort it at ``path``."""
+    fixed = subprocess.run(
+        ["ruff", "check", "--fix-only", "--select", "I,F401", "--stdin-filename", str(path), "-"],
+        input=text, capture_output=True, text=True, check=True, cwd=ROOT,
+    ).stdout
+    return subprocess.run(
+        ["ruff", "format", "--stdin-filename", str(path), "-"],
+        input=fixed, capture_output=True, text=True, check=True, cwd=ROOT,
+    ).stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if a generated file is stale")
+    args = parser.parse_args()
+    stale = 0
+    for src_name, dst_name in PAIRS:
+        src, dst = PKG / src_name, PKG / dst_name
+        text = formatted(generate(src), dst)
+        current = dst.read_text() if dst.exists() else ""
+        if text == current:
+            continue
+        if args.check:
+            stale += 1
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    current.splitlines(True), text.splitlines(True), str(dst), "generated"
+                )
+            )
+        else:
+            dst.write_text(text)
+            print(f"wrote {dst.relative_to(ROOT)}")
+    if stale:
+        print(f"{stale} generated file(s) are stale: run python .ci/gen_sync.py", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,6 +11,7 @@ the single place that ties the two sides together.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 __all__ = [
@@ -30,6 +31,17 @@ class ActionSaverLike(Protocol):
     replay: bool
     writer: Any
     metrics: MetricsSink
+    conninfo: str | None
+    lease_mode: str
+    lease_timeout: float
+
+    def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
+        """Block until the given checkpoints are committed (sync callers)."""
+        ...
+
+    async def await_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
+        """Wait until the given checkpoints are committed (async callers)."""
+        ...
 
 
 class MetricsSink(Protocol):

@@ -22,6 +22,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import AsyncConnectionPool
 
+from langgraph_actionckpt._contracts import NullMetrics, register_saver_class
 from langgraph_actionckpt.actions.records import ActionRecord, plan_upsert, records_to_jsonl
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
@@ -29,7 +30,7 @@ from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, SaverCore, env
 from langgraph_actionckpt.db.driver import AsyncDriver, PlanFactory, T, configure_connection
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.embedded import embedded_dsn
-from langgraph_actionckpt.saver import connect_kwargs, pool_options
+from langgraph_actionckpt.saver import connect_kwargs, install_hooks, pool_options
 
 
 async def _configure_async(conn: psycopg.AsyncConnection[Any]) -> None:
@@ -105,6 +106,7 @@ class AsyncActionSaver(SaverCore):
             durable_writes=durable_writes,
             durable_timeout=durable_timeout,
         )
+        install_hooks(replay)
         self.conninfo = _conninfo_of(conn)
         self.conn = conn
         self.driver = AsyncDriver(conn, pipeline=pipeline, reconnect=_reconnect)
@@ -115,7 +117,7 @@ class AsyncActionSaver(SaverCore):
             self.loop,
             batch_size=writer_batch_size,
             interval=writer_interval,
-            on_depth=self._observe_depth,
+            on_depth=self.metrics.set_queue_depth,
             on_tick=self._aflush_writes_on_tick,
         )
 
@@ -191,7 +193,7 @@ class AsyncActionSaver(SaverCore):
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
-        self._observe_get()
+        self.metrics.observe_get()
         return await self._run(lambda: self._plan_get_tuple(config))
 
     async def alist(
@@ -217,11 +219,11 @@ class AsyncActionSaver(SaverCore):
     ) -> RunnableConfig:
         """Store a checkpoint and the channel values that changed (one statement)."""
         run = self.driver.run_grouped if self.group_commit else self.driver.run
-        if self.metrics is None:
+        if isinstance(self.metrics, NullMetrics):
             return await run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
         t0 = time.perf_counter()
         out = await run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
-        self._observe_put(time.perf_counter() - t0)
+        self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
     async def aput_writes(
@@ -284,7 +286,8 @@ class AsyncActionSaver(SaverCore):
             limit=limit,
         )
         rows = await self._run(lambda: self._plan_list_actions(thread_id, **filters))
-        self._observe_read(rows)
+        if rows:
+            self.metrics.observe_actions_read(rows)
         return rows
 
     async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
@@ -307,7 +310,7 @@ class AsyncActionSaver(SaverCore):
         """Write action records now, in one statement (used by the recorder)."""
         t0 = time.perf_counter()
         await self._run(lambda: plan_upsert(self.action_queries, records))
-        self._observe_batch(records, time.perf_counter() - t0)
+        self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
     async def aresolve_action(
         self,
@@ -452,3 +455,6 @@ class AsyncActionSaver(SaverCore):
         return self._sync(  # type: ignore[no-any-return]
             self.aget_delta_channel_history(config=config, channels=channels)
         )
+
+
+register_saver_class(AsyncActionSaver)

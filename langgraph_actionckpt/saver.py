@@ -22,6 +22,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import ConnectionPool
 
+from langgraph_actionckpt._contracts import NullMetrics, register_saver_class
 from langgraph_actionckpt.actions.records import ActionRecord, plan_upsert, records_to_jsonl
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
@@ -132,6 +133,7 @@ class ActionSaver(SaverCore):
             durable_writes=durable_writes,
             durable_timeout=durable_timeout,
         )
+        install_hooks(replay)
         self.conninfo = _conninfo_of(conn)
         self.conn = conn
         self.driver = SyncDriver(conn, pipeline=pipeline, reconnect=_reconnect)
@@ -139,7 +141,7 @@ class ActionSaver(SaverCore):
             self.record_actions,
             batch_size=writer_batch_size,
             interval=writer_interval,
-            on_depth=self._observe_depth,
+            on_depth=self.metrics.set_queue_depth,
             on_tick=self._flush_writes_on_tick,
         )
 
@@ -231,7 +233,7 @@ class ActionSaver(SaverCore):
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
-        self._observe_get()
+        self.metrics.observe_get()
         return self._run(lambda: self._plan_get_tuple(config))
 
     def list(
@@ -255,11 +257,11 @@ class ActionSaver(SaverCore):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Store a checkpoint and the channel values that changed (one statement)."""
-        if self.metrics is None:
+        if isinstance(self.metrics, NullMetrics):
             return self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
         t0 = time.perf_counter()
         out = self._run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
-        self._observe_put(time.perf_counter() - t0)
+        self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
     def put_writes(
@@ -340,7 +342,8 @@ class ActionSaver(SaverCore):
             limit=limit,
         )
         rows = self._run(lambda: self._plan_list_actions(thread_id, **filters))
-        self._observe_read(rows)
+        if rows:
+            self.metrics.observe_actions_read(rows)
         return rows
 
     def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
@@ -363,7 +366,7 @@ class ActionSaver(SaverCore):
         """Write action records now, in one statement (used by the recorder)."""
         t0 = time.perf_counter()
         self._run(lambda: plan_upsert(self.action_queries, records))
-        self._observe_batch(records, time.perf_counter() - t0)
+        self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
     def resolve_action(
         self,
@@ -512,3 +515,21 @@ class ActionSaver(SaverCore):
     async def asetup(self) -> None:
         """Async :meth:`setup`."""
         await asyncio.to_thread(self.setup)
+
+
+def install_hooks(replay: bool) -> None:
+    """Install the process-wide hooks our savers need (idempotent).
+
+    Only the saver constructors call this, so importing the package, running a
+    migration or reading reports patches nothing.
+    """
+    from langgraph_actionckpt.checkpoints import allowlist
+
+    allowlist.install()
+    if replay:
+        from langgraph_actionckpt import replay as replay_hooks
+
+        replay_hooks.install()
+
+
+register_saver_class(ActionSaver)

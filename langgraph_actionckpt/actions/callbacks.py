@@ -43,6 +43,7 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import LLMResult
 
+from langgraph_actionckpt._contracts import is_action_saver
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints.core import SaverCore
@@ -113,7 +114,7 @@ class _Recorder:
     """The state machine shared by the sync and async handlers (no I/O here)."""
 
     def __init__(self, saver: SaverCore, *, record_chains: bool = True) -> None:
-        if not isinstance(saver, SaverCore):
+        if not is_action_saver(saver):
             raise TypeError(
                 "ActionCallbackHandler needs an ActionSaver or AsyncActionSaver, "
                 f"got {type(saver).__name__}"
@@ -128,7 +129,6 @@ class _Recorder:
 
     def _enqueue(self, record: ActionRecord) -> None:
         self.saver.writer.enqueue(record)
-        self.saver._observe_written(record)
 
     def _parent_action(self, parent: str | None) -> str | None:
         seen = 0

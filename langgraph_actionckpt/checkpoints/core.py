@@ -36,8 +36,8 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
+from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, plan_get, plan_list
-from langgraph_actionckpt.checkpoints import allowlist as _allowlist
 from langgraph_actionckpt.checkpoints.blobs import (
     DELTA_TYPE,
     WRITE_REF_TYPE,
@@ -158,14 +158,9 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.conninfo: str | None = None  # set by the subclasses, for dedicated connections
         self._durable: OrderedDict[str, None] = OrderedDict()
         self._durable_cv = threading.Condition()
-        self.metrics: Any = metrics
+        self.metrics: MetricsSink = metrics if metrics is not None else NullMetrics()
         self._allowed_types: set[tuple[str, ...]] = set()
         self._serde_lock = threading.Lock()
-        _allowlist.install()
-        if replay:
-            from langgraph_actionckpt import replay as _replay
-
-            _replay.install()
 
     def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> SaverCore:
         """Allow the graph's own types to be loaded; this saver, changed in place.
@@ -257,35 +252,6 @@ class SaverCore(BaseCheckpointSaver[str]):
         row = yield Op(self.action_queries.resolve, params, "one")
         if row is None:
             raise ConfigurationError(f"no action {action_id!r} on thread {thread_id!r}")
-
-    # ------------------------------------------------------------------ metrics
-
-    def _observe_depth(self, depth: int) -> None:
-        if self.metrics is not None:
-            self.metrics.set_queue_depth(depth)
-
-    def _observe_replay(self, action_type: str) -> None:
-        if self.metrics is not None:
-            self.metrics.observe_replay(action_type)
-
-    def _observe_written(self, record: Any) -> None:
-        """Counted when the rows are written (``record_actions``), not when queued."""
-
-    def _observe_batch(self, records: Sequence[Any], seconds: float) -> None:
-        if self.metrics is not None:
-            self.metrics.observe_actions_written(records, seconds)
-
-    def _observe_read(self, records: Sequence[Any]) -> None:
-        if self.metrics is not None and records:
-            self.metrics.observe_actions_read(records)
-
-    def _observe_put(self, seconds: float) -> None:
-        if self.metrics is not None:
-            self.metrics.observe_put(seconds)
-
-    def _observe_get(self) -> None:
-        if self.metrics is not None:
-            self.metrics.observe_get()
 
     # ----------------------------------------------------------------- versions
 

@@ -39,7 +39,7 @@ from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.errors import ThreadBusyError
 
 if TYPE_CHECKING:
-    from langgraph_actionckpt.checkpoints.core import SaverCore
+    from langgraph_actionckpt._contracts import ActionSaverLike as SaverCore
 
 TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext(%s || ':' || %s))"
 UNLOCK = "SELECT pg_advisory_unlock(hashtext(%s || ':' || %s))"

@@ -14,14 +14,12 @@ import hashlib
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
+from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
 from langgraph_actionckpt.db import encoding as _encoding
-
-if TYPE_CHECKING:
-    from langgraph_actionckpt.checkpoints.core import SaverCore
 
 
 @dataclass(slots=True)
@@ -45,7 +43,7 @@ class TaskScope:
         counters: Occurrence counters shared by everything in this execution of the task.
     """
 
-    saver: SaverCore
+    saver: ActionSaverLike
     thread_id: str
     task_ns: str
     graph_ns: str
@@ -123,7 +121,7 @@ def agent_id_for(graph_ns: str, metadata: dict[str, Any] | None = None) -> str:
     return "/".join(part.split(":", 1)[0] for part in graph_ns.split("|"))
 
 
-def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
+def task_scope(saver: ActionSaverLike | None = None) -> TaskScope | None:
     """The running task if it belongs to a graph checkpointed by one of our savers.
 
     Args:
@@ -133,8 +131,6 @@ def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
         None outside a LangGraph task, in graphs checkpointed by another saver,
         when replay is switched off for the saver, or under ``durability="exit"``.
     """
-    from langgraph_actionckpt.checkpoints.core import SaverCore
-
     try:
         from langgraph.config import get_config
 
@@ -143,7 +139,7 @@ def task_scope(saver: SaverCore | None = None) -> TaskScope | None:
         return None
     conf = config.get("configurable") or {}
     checkpointer = conf.get("__pregel_checkpointer")
-    if not isinstance(checkpointer, SaverCore) or (saver is not None and checkpointer is not saver):
+    if not is_action_saver(checkpointer) or (saver is not None and checkpointer is not saver):
         return None
     if not checkpointer.replay:
         return None

@@ -209,7 +209,7 @@ def _served(scope: TaskScope, old: ActionRecord) -> None:
             replayed=old.replayed,
         )
     )
-    scope.saver._observe_replay(old.action_type)
+    scope.saver.metrics.observe_replay(old.action_type)
 
 
 def begin(
@@ -278,7 +278,6 @@ def _finish(live: Live, output: Any, error: BaseException | None, **fields: Any)
         rec.error = error_payload(error)
     for key, value in fields.items():
         setattr(rec, key, value)
-    live.scope.saver._observe_written(rec)
     return rec
 
 

@@ -43,18 +43,12 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.outputs import LLMResult
 
-from langgraph_actionckpt._contracts import is_action_saver
+from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
+from langgraph_actionckpt.actions.fields import agent_id_for, error_payload, usage_fields
+from langgraph_actionckpt.actions.join import pending_llm_run, run_registry
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
-from langgraph_actionckpt.checkpoints.core import SaverCore
 from langgraph_actionckpt.db import lease as _lease
-from langgraph_actionckpt.replay.context import agent_id_for
-from langgraph_actionckpt.replay.engine import (
-    error_payload,
-    pending_llm_run,
-    run_registry,
-    usage_fields,
-)
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -113,7 +107,7 @@ def _ns_parts(metadata: dict[str, Any]) -> tuple[str, str | None, str | None]:
 class _Recorder:
     """The state machine shared by the sync and async handlers (no I/O here)."""
 
-    def __init__(self, saver: SaverCore, *, record_chains: bool = True) -> None:
+    def __init__(self, saver: ActionSaverLike, *, record_chains: bool = True) -> None:
         if not is_action_saver(saver):
             raise TypeError(
                 "ActionCallbackHandler needs an ActionSaver or AsyncActionSaver, "
@@ -488,7 +482,7 @@ class ActionCallbackHandler(BaseCallbackHandler):
     raise_error = True
     run_inline = True
 
-    def __init__(self, saver: SaverCore, *, record_chains: bool = True) -> None:
+    def __init__(self, saver: ActionSaverLike, *, record_chains: bool = True) -> None:
         self._rec = _Recorder(saver, record_chains=record_chains)
         self.saver = saver
 
@@ -672,7 +666,7 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
     raise_error = True
     run_inline = True
 
-    def __init__(self, saver: SaverCore, *, record_chains: bool = True) -> None:
+    def __init__(self, saver: ActionSaverLike, *, record_chains: bool = True) -> None:
         self._rec = _Recorder(saver, record_chains=record_chains)
         self.saver = saver
 

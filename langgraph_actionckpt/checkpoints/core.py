@@ -37,6 +37,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
+from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, plan_get, plan_list
 from langgraph_actionckpt.checkpoints.blobs import (
     DELTA_TYPE,
@@ -61,7 +62,6 @@ from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan, PlanFactory
 from langgraph_actionckpt.db.migrations import LATEST_VERSION, pending_migrations
 from langgraph_actionckpt.errors import ConfigurationError, MigrationError, SerializationError
-from langgraph_actionckpt.replay.context import agent_id_for
 
 logger = logging.getLogger("langgraph_actionckpt")
 

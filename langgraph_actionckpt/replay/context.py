@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
+from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.db import encoding as _encoding
 
 
@@ -110,15 +111,6 @@ def _execution_counters(conf: dict[str, Any], attempt: int) -> dict[Any, Any]:
             weakref.finalize(owner, _counters.pop, key, None)
         per_attempt: dict[Any, Any] = _counters[key]
         return per_attempt.setdefault(attempt, {})  # type: ignore[no-any-return]
-
-
-def agent_id_for(graph_ns: str, metadata: dict[str, Any] | None = None) -> str:
-    """``metadata["agent_id"]`` if set, else the subgraph path (``root`` at the top)."""
-    if metadata and isinstance(metadata.get("agent_id"), str):
-        return str(metadata["agent_id"])
-    if not graph_ns:
-        return "root"
-    return "/".join(part.split(":", 1)[0] for part in graph_ns.split("|"))
 
 
 def task_scope(saver: ActionSaverLike | None = None) -> TaskScope | None:

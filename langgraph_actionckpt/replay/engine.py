@@ -54,6 +54,8 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration
 from langchain_core.tools import BaseTool, ToolException
 
+from langgraph_actionckpt.actions.fields import error_payload, usage_fields
+from langgraph_actionckpt.actions.join import pending_llm_run, register_run
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.db import lease as _lease
 from langgraph_actionckpt.errors import InFlightActionError
@@ -72,23 +74,6 @@ R = TypeVar("R")
 
 _lock = threading.Lock()
 _installed = False
-
-# Set by the callback handler on a chat model start, read by the cache lookup,
-# so the handler can join the row the replay layer writes (same context).
-pending_llm_run: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "actionckpt_pending_llm_run", default=None
-)
-# lc run id -> (thread_id, action_id, replayed) for the handler's join
-run_registry: dict[str, tuple[str, str, bool]] = {}
-_REGISTRY_MAX = 50_000
-
-
-def _register(run_id: str | None, thread_id: str, action_id: str, replayed: bool) -> None:
-    if not run_id:
-        return
-    if len(run_registry) > _REGISTRY_MAX:
-        run_registry.clear()
-    run_registry[run_id] = (thread_id, action_id, replayed)
 
 
 def _now() -> datetime:
@@ -316,17 +301,6 @@ async def afail(live: Live, error: BaseException) -> None:
         live.scope.saver.writer.enqueue(record)
 
 
-def error_payload(error: BaseException) -> dict[str, Any]:
-    """Type, message and traceback of an exception, for the ``error`` column."""
-    import traceback
-
-    return {
-        "type": type(error).__name__,
-        "message": str(error),
-        "traceback": "".join(traceback.format_exception(error))[-8000:],
-    }
-
-
 def _barrier(scope: TaskScope) -> None:
     if scope.counters.get("__durable__"):
         return
@@ -395,26 +369,6 @@ def model_name(llm_string: str) -> str:
     return str(ident[-1]) if isinstance(ident, list) and ident else "llm"
 
 
-def usage_fields(message: BaseMessage) -> dict[str, Any]:
-    """Token usage and model of an AI message, as action columns."""
-    out: dict[str, Any] = {}
-    usage = getattr(message, "usage_metadata", None) or {}
-    if usage:
-        out["input_tokens"] = usage.get("input_tokens")
-        out["output_tokens"] = usage.get("output_tokens")
-        out["total_tokens"] = usage.get("total_tokens")
-        out["cached_tokens"] = (usage.get("input_token_details") or {}).get("cache_read")
-        out["reasoning_tokens"] = (usage.get("output_token_details") or {}).get("reasoning")
-    meta = getattr(message, "response_metadata", None) or {}
-    model = meta.get("model_name") or meta.get("model")
-    if isinstance(model, str):
-        out["model"] = model
-    provider = meta.get("model_provider") or meta.get("ls_provider")
-    if isinstance(provider, str):
-        out["provider"] = provider
-    return out
-
-
 _FORCED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "actionckpt_forced_hit", default=None
 )
@@ -429,7 +383,7 @@ _LAST: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
 def _serve_forced(forced: list[Any]) -> RETURN_VAL_TYPE:
     hit, last = forced.pop()
     if last is not None:
-        _register(pending_llm_run.get(), last[0], last[1], True)
+        register_run(pending_llm_run.get(), last[0], last[1], True)
     return cast(RETURN_VAL_TYPE, hit)
 
 
@@ -457,7 +411,7 @@ class ReplayLLMCache(BaseCache):
         return canonical_prompt(prompt), llm_string
 
     def _hit(self, record: ActionRecord, scope: TaskScope) -> RETURN_VAL_TYPE:
-        _register(pending_llm_run.get(), scope.thread_id, record.action_id, True)
+        register_run(pending_llm_run.get(), scope.thread_id, record.action_id, True)
         _LAST.set((scope.thread_id, record.action_id))
         message = record.output
         if not isinstance(message, BaseMessage):
@@ -500,7 +454,7 @@ class ReplayLLMCache(BaseCache):
         """Serve a logged completion, or remember the live one for :meth:`update`."""
         if isinstance(decided, ActionRecord):
             return self._hit(decided, scope)
-        _register(pending_llm_run.get(), scope.thread_id, decided.record.action_id, False)
+        register_run(pending_llm_run.get(), scope.thread_id, decided.record.action_id, False)
         _LAST.set((scope.thread_id, decided.record.action_id))
         self._pending(scope, decided.record.request_hash or "").append(decided)
         return None
@@ -623,7 +577,7 @@ def _stream(
     pending_llm_run.set(None)
     for chunk in _orig_stream(self, input, config, stop=stop, **kwargs):
         if not chunks and last is not None:  # the callback run has started by now
-            _register(pending_llm_run.get(), last[0], last[1], False)
+            register_run(pending_llm_run.get(), last[0], last[1], False)
         chunks.append(chunk)
         yield chunk
     if chunks:
@@ -660,7 +614,7 @@ async def _astream(
     pending_llm_run.set(None)
     async for chunk in _orig_astream(self, input, config, stop=stop, **kwargs):
         if not chunks and last is not None:  # the callback run has started by now
-            _register(pending_llm_run.get(), last[0], last[1], False)
+            register_run(pending_llm_run.get(), last[0], last[1], False)
         chunks.append(chunk)
         yield chunk
     if chunks:
@@ -729,13 +683,13 @@ def _tool_run(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -> Any
     run_id = kwargs.get("run_id") or _uuid()
     kwargs["run_id"] = run_id
     if isinstance(decided, ActionRecord):
-        _register(str(run_id), scope.thread_id, decided.action_id, True)
+        register_run(str(run_id), scope.thread_id, decided.action_id, True)
         token = replaying.set(True)
         try:
             return _orig_run(_replaying_copy(self, decided), tool_input, *args, **kwargs)
         finally:
             replaying.reset(token)
-    _register(str(run_id), scope.thread_id, decided.record.action_id, False)
+    register_run(str(run_id), scope.thread_id, decided.record.action_id, False)
     token2 = current_action_var.set(decided.record.action_id)
     try:
         output = _orig_run(self, tool_input, *args, **kwargs)
@@ -759,13 +713,13 @@ async def _tool_arun(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any)
     run_id = kwargs.get("run_id") or _uuid()
     kwargs["run_id"] = run_id
     if isinstance(decided, ActionRecord):
-        _register(str(run_id), scope.thread_id, decided.action_id, True)
+        register_run(str(run_id), scope.thread_id, decided.action_id, True)
         token = replaying.set(True)
         try:
             return await _orig_arun(_replaying_copy(self, decided), tool_input, *args, **kwargs)
         finally:
             replaying.reset(token)
-    _register(str(run_id), scope.thread_id, decided.record.action_id, False)
+    register_run(str(run_id), scope.thread_id, decided.record.action_id, False)
     token2 = current_action_var.set(decided.record.action_id)
     try:
         output = await _orig_arun(self, tool_input, *args, **kwargs)

@@ -32,13 +32,8 @@ if TYPE_CHECKING:
         stats,
         thread_timeline,
     )
-    from langgraph_actionckpt.ops.retention import (
-        ArchiveResult,
-        PruneResult,
-        archive,
-        import_archive,
-        prune,
-    )
+    from langgraph_actionckpt.ops.archive import ArchiveResult, archive, import_archive
+    from langgraph_actionckpt.ops.retention import PruneResult, prune
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
 
 _LAZY = {
@@ -52,10 +47,10 @@ _LAZY = {
     "migration_sql": ".reports",
     "stats": ".reports",
     "thread_timeline": ".reports",
-    "ArchiveResult": ".retention",
+    "ArchiveResult": ".archive",
     "PruneResult": ".retention",
-    "archive": ".retention",
-    "import_archive": ".retention",
+    "archive": ".archive",
+    "import_archive": ".archive",
     "prune": ".retention",
     "Metrics": ".metrics",
     "start_http_exporter": ".metrics",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from langgraph_actionckpt._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from langgraph_actionckpt.ops.archive import ArchiveResult, archive, import_archive
     from langgraph_actionckpt.ops.metrics import Metrics, start_http_exporter
     from langgraph_actionckpt.ops.reports import (
         InflightAction,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
         stats,
         thread_timeline,
     )
-    from langgraph_actionckpt.ops.archive import ArchiveResult, archive, import_archive
     from langgraph_actionckpt.ops.retention import PruneResult, prune
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
 

@@ -133,7 +133,7 @@ class _InflightCollector:
     def _read(self) -> list[tuple[str, int, float]]:
         from psycopg_pool import ConnectionPool
 
-        from langgraph_actionckpt.ops.reports import driver_for
+        from langgraph_actionckpt.ops.target import driver_for
 
         src = self.source
         if getattr(src, "driver", None) is not None or isinstance(

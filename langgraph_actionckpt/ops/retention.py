@@ -44,7 +44,8 @@ from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord, row_from
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import q as _q
 from langgraph_actionckpt.errors import ConfigurationError
-from langgraph_actionckpt.ops.reports import Target, _Jsonable, driver_for, schema_for
+from langgraph_actionckpt.ops.reports import _Jsonable
+from langgraph_actionckpt.ops.target import Target, driver_for, schema_for
 
 ProgressCallback = Callable[[int, int], None]
 """Called after each batch with (threads done, threads selected)."""

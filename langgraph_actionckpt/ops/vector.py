@@ -39,7 +39,7 @@ from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.migrations import plan_migrate, plan_vector_state
 from langgraph_actionckpt.db.sqlid import q
 from langgraph_actionckpt.errors import ConfigurationError, VectorUnavailableError
-from langgraph_actionckpt.ops.reports import Target, driver_for, schema_for
+from langgraph_actionckpt.ops.target import Target, driver_for, schema_for
 
 logger = logging.getLogger("langgraph_actionckpt.vector")
 
@@ -123,9 +123,7 @@ _SELECT_PENDING = (
 _UPDATE = "UPDATE {s}.actions SET embedding = %s::vector WHERE thread_id = %s AND step_index = %s"
 
 
-def plan_pending_batch(
-    schema: str, after: tuple[str, int], n: int
-) -> Plan[list[tuple[Any, ...]]]:
+def plan_pending_batch(schema: str, after: tuple[str, int], n: int) -> Plan[list[tuple[Any, ...]]]:
     """Up to ``n`` finished, unembedded actions after ``after`` (thread, step_index)."""
     rows = yield Op(q(schema, _SELECT_PENDING), (*after, n), "all")
     return list(rows)

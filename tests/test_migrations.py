@@ -1,4 +1,4 @@
-"""The migration runner: invalid indexes rebuilt, no advisory lock across CREATE INDEX CONCURRENTLY."""
+"""The migration runner: invalid indexes rebuilt; no advisory lock across concurrent builds."""
 
 from __future__ import annotations
 
@@ -98,7 +98,9 @@ def test_no_advisory_lock_is_held_while_an_index_is_built(dsn: str, schema: str)
             time.sleep(0.05)
         assert builder is not None, "the index build never started"
         held = fetch(
-            dsn, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = %s", (builder,)
+            dsn,
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = %s",
+            (builder,),
         )
         assert held == [(0,)]
     finally:

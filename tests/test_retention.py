@@ -13,7 +13,7 @@ import pytest
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
-from langgraph_actionckpt.ops.archive import archive, import_archive, thread_file_name
+from langgraph_actionckpt.ops.archiving import archive, import_archive, thread_file_name
 from langgraph_actionckpt.ops.retention import prune
 
 from .conftest import drop_schema, fetch, new_schema_name
@@ -251,6 +251,4 @@ def test_archive_and_import_hostile_thread_ids(saver: ActionSaver, tmp_path: Pat
     files = sorted(p.name for p in (tmp_path / "arch").iterdir())
     assert files == sorted(thread_file_name(t) for t in ids)
     assert import_archive(saver, None, tmp_path / "arch") == 4
-    assert {t: [a.action_id for a in saver.list_actions(t)] for t in ids} == dict.fromkeys(
-        ids, ["act"]
-    )
+    assert all([a.action_id for a in saver.list_actions(t)] == ["act"] for t in ids)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from langgraph_actionckpt._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from langgraph_actionckpt.ops.archive import ArchiveResult, archive, import_archive
+    from langgraph_actionckpt.ops.archiving import ArchiveResult, archive, import_archive
     from langgraph_actionckpt.ops.metrics import Metrics, start_http_exporter
     from langgraph_actionckpt.ops.reports import (
         InflightAction,
@@ -47,10 +47,10 @@ _LAZY = {
     "migration_sql": ".reports",
     "stats": ".reports",
     "thread_timeline": ".reports",
-    "ArchiveResult": ".archive",
+    "ArchiveResult": ".archiving",
     "PruneResult": ".retention",
-    "archive": ".archive",
-    "import_archive": ".archive",
+    "archive": ".archiving",
+    "import_archive": ".archiving",
     "prune": ".retention",
     "Metrics": ".metrics",
     "start_http_exporter": ".metrics",

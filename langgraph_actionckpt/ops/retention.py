@@ -1,4 +1,4 @@
-"""Retention: prune old threads (archive and import live in :mod:`.archive`).
+"""Retention: prune old threads (archive and import live in :mod:`.archiving`).
 
 The unit of retention is a *thread*: a thread is selected when its newest
 activity (the latest of ``actions.started_at``, ``actions.completed_at`` and

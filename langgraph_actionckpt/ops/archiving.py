@@ -30,7 +30,6 @@ from langgraph_actionckpt.actions.records import COLUMNS, records_to_jsonl
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import regclass
 from langgraph_actionckpt.errors import ConfigurationError
-from langgraph_actionckpt.ops.target import Target, driver_for, schema_for
 from langgraph_actionckpt.ops.retention import (
     ProgressCallback,
     PruneResult,
@@ -38,6 +37,7 @@ from langgraph_actionckpt.ops.retention import (
     _ThreadDeleter,
     plan_read_actions,
 )
+from langgraph_actionckpt.ops.target import Target, driver_for, schema_for
 
 
 @dataclasses.dataclass(slots=True)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import psycopg
 import pytest
+from psycopg import sql
 
-from langgraph_actionckpt.db.driver import SyncDriver
-from langgraph_actionckpt.db.migrations import LATEST_VERSION, plan_migrate
+from langgraph_actionckpt.db.driver import Op, SyncDriver
+from langgraph_actionckpt.db.migrations import LATEST_VERSION, plan_build_index, plan_migrate
+from langgraph_actionckpt.errors import MigrationError
 
 from .conftest import fetch
 
@@ -110,3 +113,54 @@ def test_no_advisory_lock_is_held_while_an_index_is_built(dsn: str, schema: str)
     assert not errors
     state = _index(dsn, schema, "actions_run_idx")
     assert state is not None and state[0] is True
+
+
+# ---------------------------------------------------------------- plans, fake rows
+
+
+def _drive(plan: Any, results: list[Any]) -> tuple[list[Op], Any]:
+    """Run a plan against canned results (no database); returns its ops and its value."""
+    ops: list[Op] = []
+    feed = iter(results)
+    try:
+        op = next(plan)
+        while True:
+            ops.append(op)
+            op = plan.send(next(feed) if op.fetch in ("one", "all") else None)
+    except StopIteration as stop:
+        return ops, stop.value
+
+
+def _text(op: Op) -> str:
+    return op.query if isinstance(op.query, str) else op.query.as_string()
+
+
+def test_build_index_plan_drops_an_invalid_index_first() -> None:
+    create = sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c)")
+    # invalid and nobody builds it: drop, build, then it is valid
+    ops, _ = _drive(plan_build_index("s", "i", create), [(False, False), (True, False)])
+    texts = [_text(o) for o in ops]
+    assert texts[1] == 'DROP INDEX CONCURRENTLY IF EXISTS "s"."i"'
+    assert texts[2].startswith("CREATE INDEX CONCURRENTLY") and len(ops) == 4
+    # valid already: nothing built
+    ops, _ = _drive(plan_build_index("s", "i", create), [(True, False)])
+    assert len(ops) == 1
+    # another session is building it: wait (no drop), then it is valid
+    ops, _ = _drive(plan_build_index("s", "i", create), [(False, True), (True, False)])
+    assert [o.fetch for o in ops] == ["one", "sleep", "one"]
+    # missing: built without a drop
+    ops, _ = _drive(plan_build_index("s", "i", create), [None, (True, False)])
+    assert "DROP" not in " ".join(_text(o) for o in ops if o.query)
+
+
+def test_build_index_plan_gives_up_on_an_index_that_stays_invalid() -> None:
+    create = sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS i ON t (c)")
+    with pytest.raises(MigrationError, match="still invalid"):
+        _drive(plan_build_index("s", "i", create), [(False, False)] * 10)
+
+
+def test_migrate_plan_is_a_no_op_on_a_current_schema() -> None:
+    ops, version = _drive(plan_migrate("s"), [(True,), (LATEST_VERSION,)])
+    assert version == LATEST_VERSION and len(ops) == 2  # two reads, no lock, no DDL
+    with pytest.raises(MigrationError, match="newer"):
+        _drive(plan_migrate("s"), [(True,), (LATEST_VERSION + 1,)])

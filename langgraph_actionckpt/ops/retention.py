@@ -22,11 +22,8 @@ the batch roll back and is skipped (``skipped_changed``). A thread larger than
 last, each re-checking that the thread is still idle, so a thread resumed between
 two of them still has its latest checkpoint and the blobs it needs.
 
-Archive writes only the **action log** (one JSON object per action, the format of
-:func:`langgraph_actionckpt.actions.records.records_to_jsonl`); checkpoints, blobs and
-writes are not archived, so an archived thread can be inspected and re-imported
-as a log but not resumed. No async twins: from async code call these in a
-worker thread (``asyncio.to_thread``).
+``dry_run=True`` selects and counts the same way and changes nothing. No async
+twins: from async code call these in a worker thread (``asyncio.to_thread``).
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ from rich.table import Table
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.embedded import embedded_dsn
-from langgraph_actionckpt.ops.retention import archive, import_archive, prune
+from langgraph_actionckpt.ops.archiving import archive, import_archive
+from langgraph_actionckpt.ops.retention import prune
 
 SCHEMA = "bench_retention"
 _TEXT = (

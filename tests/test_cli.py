@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import operator
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -15,6 +18,7 @@ from typer.testing import CliRunner
 
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.ops.archiving import thread_file_name
 from langgraph_actionckpt.ops.cli import app, parse_duration
 
 from .conftest import drop_schema, fetch, new_schema_name
@@ -267,7 +271,7 @@ def test_prune_archive_import(data: dict[str, str], dsn: str, schema: str, tmp_p
     )
     assert out["archive"]["threads"] == 1 and out["archive"]["files"] == 1
     assert out["archive"]["kept_failed"] == 1 and out["archive"]["kept_inflight"] == 1
-    assert (tmp_path / "old%2Fok%20thread.jsonl").exists()
+    assert (tmp_path / thread_file_name(data["ok"])).exists()
     remaining = {r[0] for r in fetch(dsn, f'SELECT DISTINCT thread_id FROM "{schema}".actions')}
     assert remaining == {data["failed"], data["running"], data["fresh"]}
 
@@ -379,3 +383,197 @@ def test_parse_duration() -> None:
     assert parse_duration("1.5h") == dt.timedelta(minutes=90)
     with pytest.raises(Exception, match="duration"):
         parse_duration("soon")
+
+
+# ------------------------------------------------------------ rough edges (issue 13)
+
+
+def row_counts(dsn: str, schema: str) -> dict[str, int]:
+    return {
+        t: fetch(dsn, f'SELECT count(*) FROM "{schema}".{t}')[0][0]
+        for t in ("checkpoints", "blobs", "writes", "actions")
+    }
+
+
+def test_unknown_schema_is_named(dsn: str, tmp_path: Path) -> None:
+    missing = new_schema_name()
+    reads = [
+        ["runs"],
+        ["stats"],
+        ["show", "t"],
+        ["failed"],
+        ["inflight"],
+        ["prune"],
+        ["archive", str(tmp_path / "a")],
+        ["import", str(tmp_path)],
+    ]
+    for args in reads:
+        result = runner.invoke(app, [*args, "--dsn", dsn, "--schema", missing, "--json"])
+        assert result.exit_code == 1, (args, result.stdout)
+        err = json.loads(result.stdout)
+        assert missing in err["error"] and "not set up" in err["error"], args
+        human = runner.invoke(app, [*args, "--dsn", dsn, "--schema", missing])
+        assert human.exit_code == 1 and missing in human.stderr, (args, human.stderr)
+        assert "version None" not in human.stdout
+    assert not (tmp_path / "a").exists()
+    exists = fetch(dsn, "SELECT count(*) FROM pg_namespace WHERE nspname = %s", (missing,))
+    assert exists == [(0,)]  # reading never creates the schema
+
+
+def test_prune_and_archive_dry_run_change_nothing(
+    data: dict[str, str], dsn: str, schema: str, tmp_path: Path
+) -> None:
+    before = row_counts(dsn, schema)
+    base = ["--older-than", "30d", "--dsn", dsn, "--schema", schema]
+    out = cli("prune", "--dry-run", *base, "--json")["prune"]
+    assert out["dry_run"] is True and out["thread_ids"] == [data["ok"]]
+    assert out["threads"] == 1 and out["kept_failed"] == 1 and out["kept_inflight"] == 1
+    ok_actions = fetch(
+        dsn, f'SELECT count(*) FROM "{schema}".actions WHERE thread_id = %s', (data["ok"],)
+    )[0][0]
+    assert out["actions"] == ok_actions and out["checkpoints"] > 0 and out["batches"] == 0
+    assert row_counts(dsn, schema) == before
+
+    dest = tmp_path / "arch"
+    out = cli("archive", str(dest), "--dry-run", *base, "--json")["archive"]
+    assert out["dry_run"] is True and out["threads"] == 1 and out["files"] == 1
+    assert out["archived_actions"] == ok_actions and out["deleted_threads"] == 0
+    assert not dest.exists()
+    assert row_counts(dsn, schema) == before
+
+    human = runner.invoke(app, ["prune", "--dry-run", *base])
+    assert human.exit_code == 0 and "dry run" in human.stdout
+    assert f"would prune: {data['ok']}" in human.stdout
+    human = runner.invoke(app, ["archive", str(dest), "--dry-run", *base])
+    assert human.exit_code == 0 and f"would archive: {data['ok']}" in human.stdout
+    assert row_counts(dsn, schema) == before and not dest.exists()
+
+
+def test_archive_no_delete_counts_archived_threads(
+    data: dict[str, str], dsn: str, schema: str, tmp_path: Path
+) -> None:
+    before = row_counts(dsn, schema)
+    out = cli(
+        "archive",
+        str(tmp_path),
+        "--no-delete",
+        "--no-keep-failed",
+        "--dsn",
+        dsn,
+        "--schema",
+        schema,
+        "--json",
+    )["archive"]
+    assert out["threads"] == 2 and out["files"] == 2 and out["deleted_threads"] == 0
+    assert out["actions"] == 0 and row_counts(dsn, schema) == before
+    assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_empty_results_say_so(dsn: str, schema: str) -> None:
+    cli("migrate", "--dsn", dsn, "--schema", schema, "--json")
+    base = ["--dsn", dsn, "--schema", schema]
+    for args, text in (
+        (["runs"], f"no runs in schema {schema}"),
+        (["runs", "--status", "failed"], "no runs matching the filters"),
+        (["failed"], "no failed runs"),
+        (["inflight"], "no in-flight actions"),
+        (["stats"], f"no actions in schema {schema}"),
+    ):
+        result = runner.invoke(app, [*args, *base])
+        assert result.exit_code == 0, (args, result.output)
+        assert text in result.stdout, (args, result.stdout)
+        assert "┃" not in result.stdout or args == ["stats"]  # no empty table (stats: sizes)
+    assert cli("runs", *base, "--json") == {"runs": []}
+
+
+def test_json_is_a_flag() -> None:
+    for command in ("runs", "show", "stats", "prune", "archive", "migrate"):
+        result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0
+        line = next(ln for ln in result.stdout.splitlines() if "--json" in ln)
+        assert "--no-json" in line
+        assert "<bool>" not in line and "BOOLEAN" not in line, line
+    for command, flag in (
+        ("prune", "--dry-run"),
+        ("archive", "--dry-run"),
+        ("archive", "--no-delete"),
+    ):
+        result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+        line = next(ln for ln in result.stdout.splitlines() if flag in ln)
+        assert "<bool>" not in line, line
+
+
+def test_step_is_the_langgraph_step_of_the_thread(
+    data: dict[str, str], dsn: str, schema: str
+) -> None:
+    base = ["--dsn", dsn, "--schema", schema, "--json"]
+    ok = cli("show", data["ok"], *base)
+    fresh = cli("show", data["fresh"], *base)
+    for thread, out in ((data["ok"], ok), (data["fresh"], fresh)):
+        stored = fetch(
+            dsn,
+            f'SELECT step, step_index FROM "{schema}".actions WHERE thread_id = %s '
+            "ORDER BY step_index",
+            (thread,),
+        )
+        assert [(a["step"], a["step_index"]) for a in out["actions"]] == stored
+    # per thread: both graph runs have the same node steps, at different log positions
+    ok_nodes = [a for a in ok["actions"] if a["action_type"] == "node"]
+    fresh_nodes = [a for a in fresh["actions"] if a["action_type"] == "node"]
+    assert [a["step"] for a in ok_nodes] == [a["step"] for a in fresh_nodes]
+    assert ok_nodes[0]["step"] in (0, 1)
+    assert [a["step_index"] for a in ok_nodes] != [a["step_index"] for a in fresh_nodes]
+    human = runner.invoke(app, ["show", data["ok"], "--dsn", dsn, "--schema", schema])
+    header = next(line for line in human.stdout.splitlines() if "type" in line)
+    assert "step" in header and "seq" in header
+
+
+def test_archive_any_thread_id(saver: ActionSaver, dsn: str, schema: str, tmp_path: Path) -> None:
+    old = dt.datetime.now(dt.UTC) - OLD
+    ids = ["z" * 10_000, "../../etc/passwd", "..", "ключ/日本語"]
+    saver.record_actions(
+        [
+            ActionRecord(t, "a", "tool_call", status="completed", started_at=old, completed_at=old)
+            for t in ids
+        ]
+    )
+    base = ["--dsn", dsn, "--schema", schema, "--json"]
+    out = cli("archive", str(tmp_path / "arch"), *base)["archive"]
+    assert out["files"] == 4 and out["deleted_threads"] == 4
+    names = {p.name for p in (tmp_path / "arch").iterdir()}
+    assert names == {thread_file_name(t) for t in ids}
+    assert all(len(n) < 100 and "/" not in n for n in names)
+    assert cli("import", str(tmp_path / "arch"), *base)["imported"] == 4
+    threads = fetch(dsn, f'SELECT thread_id FROM "{schema}".actions ORDER BY thread_id')
+    assert sorted(t for (t,) in threads) == sorted(ids)
+
+
+_PROBE = """
+import sys
+from langchain_core.tools import BaseTool
+from langchain_core.language_models import BaseChatModel
+from langgraph_actionckpt.ops.cli import app
+run, stream = BaseTool.run, BaseChatModel.stream
+app(sys.argv[1:], standalone_mode=False)
+from langgraph_actionckpt import replay
+print("PROBE", replay.is_installed(), BaseTool.run is run, BaseChatModel.stream is stream)
+"""
+
+
+def test_migrate_patches_nothing(dsn: str) -> None:
+    schema = new_schema_name()
+    try:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        proc = subprocess.run(
+            [sys.executable, "-c", _PROBE, "migrate", "--dsn", dsn, "--schema", schema],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert f"schema {schema} is at version" in proc.stdout
+        assert "PROBE False True True" in proc.stdout
+    finally:
+        drop_schema(dsn, schema)

@@ -13,12 +13,8 @@ import pytest
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
-from langgraph_actionckpt.ops.retention import (
-    archive,
-    import_archive,
-    prune,
-    thread_file_name,
-)
+from langgraph_actionckpt.ops.archiving import archive, import_archive, thread_file_name
+from langgraph_actionckpt.ops.retention import prune
 
 from .conftest import drop_schema, fetch, new_schema_name
 from .test_cli import OLD, age_thread, populate, run_graph
@@ -193,7 +189,8 @@ def test_archive_to_fsspec_url_and_import_elsewhere(
     before = [r for r in all_actions(dsn, schema) if r[0] == ids["ok"]]
 
     result = archive(saver, None, dt.timedelta(days=30), url, delete=False)
-    assert result.files == 1 and result.threads == 0
+    # the thread is archived (counted) though not deleted
+    assert result.files == 1 and result.threads == 1 and result.deleted_threads == 0
     assert counts(dsn, schema, ids["ok"])["actions"] == len(before)  # export only
     fs = fsspec.filesystem("memory")
     assert fs.exists(f"/actionckpt-test/{schema}/{thread_file_name(ids['ok'])}")
@@ -224,6 +221,34 @@ def test_import_rejects_garbage(saver: ActionSaver, tmp_path: Path) -> None:
 
 
 def test_thread_file_name() -> None:
-    assert thread_file_name("a/b c") == "a%2Fb%20c.jsonl"
-    assert thread_file_name("..") == "%2E%2E.jsonl"
-    assert thread_file_name("") == "%00empty.jsonl"
+    name = thread_file_name("a/b c")
+    assert name.startswith("a_b_c-") and name.endswith(".jsonl")
+    assert thread_file_name("..").startswith("thread-")  # never a path component
+    assert thread_file_name("") != thread_file_name("_")  # the hash keeps them apart
+    assert thread_file_name("a/b") != thread_file_name("a_b")
+    huge = "x" * 10_000
+    assert len(thread_file_name(huge).encode()) <= 87
+    assert thread_file_name(huge) != thread_file_name(huge + "y")
+    for tid in ("../../etc/passwd", "é/ü/日本語", "\\server\\share", "a" * 300 + "/.."):
+        n = thread_file_name(tid)
+        assert "/" not in n and "\\" not in n and not n.startswith(".") and n.isascii()
+
+
+def test_archive_and_import_hostile_thread_ids(saver: ActionSaver, tmp_path: Path) -> None:
+    """A 10 KB id, ids with '/', '..' and unicode: archived, then imported back identically."""
+    old = dt.datetime.now(dt.UTC) - OLD
+    ids = ["k" * 10_000, "a/b/../c", "..", "ключ/日本語 ✓"]
+    saver.record_actions(
+        [
+            ActionRecord(
+                t, "act", "tool_call", status="completed", started_at=old, completed_at=old
+            )
+            for t in ids
+        ]
+    )
+    result = archive(saver, None, dt.timedelta(days=30), tmp_path / "arch")
+    assert result.threads == 4 and result.files == 4 and result.deleted_threads == 4
+    files = sorted(p.name for p in (tmp_path / "arch").iterdir())
+    assert files == sorted(thread_file_name(t) for t in ids)
+    assert import_archive(saver, None, tmp_path / "arch") == 4
+    assert all([a.action_id for a in saver.list_actions(t)] == ["act"] for t in ids)

@@ -60,8 +60,8 @@ from langgraph_actionckpt.checkpoints.serde import ActionSerializer, has_surroga
 from langgraph_actionckpt.checkpoints.sql import N_CHECKPOINT_COLUMNS, Queries
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan, PlanFactory
-from langgraph_actionckpt.db.migrations import LATEST_VERSION, pending_migrations
-from langgraph_actionckpt.errors import ConfigurationError, MigrationError, SerializationError
+from langgraph_actionckpt.db.migrations import plan_migrate
+from langgraph_actionckpt.errors import ConfigurationError, SerializationError
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -272,45 +272,8 @@ class SaverCore(BaseCheckpointSaver[str]):
     # -------------------------------------------------------------------- setup
 
     def _plan_setup(self) -> Plan[int]:
-        """Apply pending migrations under a per-schema advisory lock."""
-        q = self.queries
-        row = yield Op(q.current_version, (f'"{self.schema}".migrations',), "one")
-        if row is not None and row[0]:
-            row = yield Op(q.read_version, None, "one")
-            if row is not None and row[0] is not None and row[0] >= LATEST_VERSION:
-                return int(row[0])
-        lock_key = f"langgraph_actionckpt:{self.schema}"
-        # Poll with try-lock instead of blocking in pg_advisory_lock: a session
-        # blocked inside a statement holds a snapshot, and CREATE INDEX
-        # CONCURRENTLY in the lock holder would wait for it forever (deadlock).
-        while True:
-            got = yield Op("SELECT pg_try_advisory_lock(hashtext(%s))", (lock_key,), "one")
-            if got and got[0]:
-                break
-            yield Op(fetch="sleep", params=(0.05,))
-        # If anything below fails, the driver releases the session's advisory locks.
-        yield Op(q.create_schema)
-        yield Op(q.create_migrations)
-        row = yield Op(q.read_version, None, "one")
-        current = row[0] if row else None
-        if current is not None and current > LATEST_VERSION:
-            raise MigrationError(
-                f"schema {self.schema!r} is at version {current}, newer than this "
-                f"package's {LATEST_VERSION}; upgrade langgraph-actionckpt"
-            )
-        for migration in pending_migrations(current):
-            if migration.concurrent:
-                for stmt in migration.render(self.schema):
-                    yield Op(stmt)
-                yield Op(q.record_version, (migration.version, migration.description))
-            else:
-                yield BEGIN
-                for stmt in migration.render(self.schema):
-                    yield Op(stmt)
-                yield Op(q.record_version, (migration.version, migration.description))
-                yield COMMIT
-        yield Op("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key,), "one")
-        return LATEST_VERSION
+        """Apply pending migrations (the one runner, :func:`plan_migrate`)."""
+        return (yield from plan_migrate(self.schema))
 
     # ---------------------------------------------------------------------- put
 

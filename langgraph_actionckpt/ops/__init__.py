@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from langgraph_actionckpt._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from langgraph_actionckpt.ops.archiving import ArchiveResult, archive, import_archive
     from langgraph_actionckpt.ops.metrics import Metrics, start_http_exporter
     from langgraph_actionckpt.ops.reports import (
         InflightAction,
@@ -32,13 +33,7 @@ if TYPE_CHECKING:
         stats,
         thread_timeline,
     )
-    from langgraph_actionckpt.ops.retention import (
-        ArchiveResult,
-        PruneResult,
-        archive,
-        import_archive,
-        prune,
-    )
+    from langgraph_actionckpt.ops.retention import PruneResult, prune
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
 
 _LAZY = {
@@ -52,10 +47,10 @@ _LAZY = {
     "migration_sql": ".reports",
     "stats": ".reports",
     "thread_timeline": ".reports",
-    "ArchiveResult": ".retention",
+    "ArchiveResult": ".archiving",
     "PruneResult": ".retention",
-    "archive": ".retention",
-    "import_archive": ".retention",
+    "archive": ".archiving",
+    "import_archive": ".archiving",
     "prune": ".retention",
     "Metrics": ".metrics",
     "start_http_exporter": ".metrics",

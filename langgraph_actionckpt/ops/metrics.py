@@ -53,10 +53,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg import sql
 
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
+from langgraph_actionckpt.db.driver import Op, Plan
+from langgraph_actionckpt.db.sqlid import q
 from langgraph_actionckpt.errors import ConfigurationError
 
 logger = logging.getLogger("langgraph_actionckpt.metrics")
@@ -109,36 +110,41 @@ ConnSource = Any
 ``ConnectionPool``, or a saver."""
 
 
+_INFLIGHT = (
+    "SELECT action_type, count(*), "
+    "COALESCE(EXTRACT(EPOCH FROM (now() - min(started_at))), 0)::float8 "
+    "FROM {s}.actions WHERE status IN ('pending', 'running') GROUP BY action_type"
+)
+
+
+def plan_inflight_by_type(schema: str) -> Plan[list[tuple[str, int, float]]]:
+    """In-flight actions per type, with the age in seconds of the oldest of each type."""
+    rows = yield Op(q(schema, _INFLIGHT), None, "all")
+    return [(r[0], int(r[1]), float(r[2])) for r in rows]
+
+
 class _InflightCollector:
     """Reads in-flight action counts from the database at scrape time."""
 
     def __init__(self, source: ConnSource, schema: str) -> None:
         self.source = source
-        self.query = sql.SQL(
-            "SELECT action_type, count(*), "
-            "COALESCE(EXTRACT(EPOCH FROM (now() - min(started_at))), 0)::float8 "
-            "FROM {} WHERE status IN ('pending', 'running') GROUP BY action_type"
-        ).format(sql.Identifier(schema, "actions"))
+        self.schema = schema
 
-    @contextmanager
-    def _conn(self) -> Iterator[psycopg.Connection[Any]]:
+    def _read(self) -> list[tuple[str, int, float]]:
         from psycopg_pool import ConnectionPool
 
+        from langgraph_actionckpt.ops.target import driver_for
+
         src = self.source
-        driver = getattr(src, "driver", None)
-        if driver is not None:
-            src = driver.conn
-        if isinstance(src, ConnectionPool):
-            with src.connection() as conn:
-                yield conn
-        elif isinstance(src, psycopg.Connection):
-            yield src
-        else:
-            conn = src()
-            try:
-                yield conn
-            finally:
-                conn.close()
+        if getattr(src, "driver", None) is not None or isinstance(
+            src, (ConnectionPool, psycopg.Connection)
+        ):
+            return driver_for(src).run(lambda: plan_inflight_by_type(self.schema))
+        conn = src()  # a factory: a new connection, closed after use
+        try:
+            return driver_for(conn).run(lambda: plan_inflight_by_type(self.schema))
+        finally:
+            conn.close()
 
     def collect(self) -> Iterator[Any]:
         from prometheus_client.core import GaugeMetricFamily
@@ -153,10 +159,7 @@ class _InflightCollector:
             "Age of the oldest pending or running action (0 when none).",
         )
         try:
-            with self._conn() as conn:
-                rows = conn.execute(self.query).fetchall()
-                if not conn.autocommit:
-                    conn.rollback()
+            rows = self._read()
         except Exception as exc:  # noqa: BLE001 - a scrape must not fail the exporter
             logger.warning("could not read in-flight actions for metrics: %s", exc)
             return

@@ -18,74 +18,24 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-import psycopg
 from psycopg import sql
-from psycopg_pool import ConnectionPool
 
 from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, plan_list
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
-from langgraph_actionckpt.db.driver import Op, Plan, SyncDriver
-from langgraph_actionckpt.db.migrations import MIGRATIONS
+from langgraph_actionckpt.db.driver import Op, Plan
+from langgraph_actionckpt.db.migrations import migration_sql as _migration_sql
+from langgraph_actionckpt.db.sqlid import q as _q
+from langgraph_actionckpt.db.sqlid import regclass
 from langgraph_actionckpt.errors import ConfigurationError
+from langgraph_actionckpt.ops.target import Target as Target
+from langgraph_actionckpt.ops.target import driver_for as driver_for
+from langgraph_actionckpt.ops.target import require_schema as require_schema
+from langgraph_actionckpt.ops.target import schema_for as schema_for
+from langgraph_actionckpt.ops.target import schema_version as schema_version
 
 RUN_STATUSES = ("running", "failed", "completed")
 INFLIGHT = ("pending", "running")
 TABLES = ("checkpoints", "blobs", "writes", "actions", "migrations")
-
-Target = Any
-"""A psycopg ``Connection``, a ``ConnectionPool`` or a saver with a ``driver``."""
-
-
-def driver_for(target: Target) -> SyncDriver:
-    """A sync driver over ``target`` (a connection, a pool or a saver).
-
-    A bare connection must be in autocommit mode, since plans open and commit
-    their own short transactions; an idle non-autocommit connection is switched
-    to autocommit.
-
-    Args:
-        target: ``psycopg.Connection``, ``psycopg_pool.ConnectionPool`` or an
-            ``ActionSaver`` (its connection or pool is used).
-
-    Raises:
-        ConfigurationError: The connection is inside a transaction, or the
-            target is of an unknown type.
-    """
-    driver = getattr(target, "driver", None)
-    if isinstance(driver, SyncDriver):
-        if not driver.pipeline:
-            return driver
-        return SyncDriver(driver.conn)  # VACUUM and COPY want plain mode
-    if isinstance(target, psycopg.Connection):
-        if not target.autocommit:
-            if target.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                raise ConfigurationError(
-                    "the connection is inside a transaction; commit it first or pass an "
-                    "autocommit connection"
-                )
-            target.autocommit = True
-        return SyncDriver(target)
-    if isinstance(target, ConnectionPool):
-        return SyncDriver(target)
-    raise ConfigurationError(
-        f"expected a psycopg Connection, ConnectionPool or ActionSaver, got {type(target)!r}"
-    )
-
-
-def schema_for(target: Target, schema: str | None) -> str:
-    """The schema to use: ``schema`` if given, else the saver's, else the default."""
-    if schema is None:
-        schema = getattr(target, "schema", None) or DEFAULT_SCHEMA
-    return validate_schema(schema)
-
-
-def regclass(schema: str, table: str) -> str:
-    """A quoted ``"schema"."table"`` name for a ``::regclass`` parameter."""
-    return sql.Identifier(schema, table).as_string()
-
-
-def _q(schema: str, text: str, **parts: sql.Composable) -> sql.Composed:
-    return sql.SQL(text).format(s=sql.Identifier(schema), **parts)
 
 
 def _iso(value: Any) -> Any:
@@ -282,7 +232,9 @@ class TimelineRow(_Jsonable):
     """One action of a thread's timeline.
 
     Attributes:
-        step_index: Position in the thread (monotonic).
+        step_index: Position in the action log (a sequence shared by every
+            thread: increasing within a thread, not consecutive).
+        step: The LangGraph superstep the action ran in (``None`` outside a graph).
         action_type: ``node``, ``llm_completion``, ``tool_call``...
         name: Node, model, tool or function name.
         status: The action's status.
@@ -298,6 +250,7 @@ class TimelineRow(_Jsonable):
     """
 
     step_index: int | None
+    step: int | None
     action_type: str
     name: str | None
     status: str
@@ -322,6 +275,7 @@ class TimelineRow(_Jsonable):
             tokens = (r.input_tokens or 0) + (r.output_tokens or 0)
         return cls(
             step_index=r.step_index,
+            step=r.step,
             action_type=r.action_type,
             name=r.name,
             status=r.status,
@@ -397,11 +351,12 @@ class InflightAction(_Jsonable):
 
     Attributes:
         thread_id: The thread.
-        step_index: Position in the thread.
+        step_index: Position in the action log (shared sequence).
         action_id: The idempotency key.
         action_type: Its type.
         name: Its name.
         status: ``pending`` or ``running``.
+        step: The LangGraph superstep it ran in (``None`` outside a graph).
         idempotent: Whether a re-run may execute it again.
         attempt: Attempt number.
         started_at: Start time.
@@ -418,11 +373,12 @@ class InflightAction(_Jsonable):
     attempt: int
     started_at: dt.datetime
     age_seconds: float
+    step: int | None = None
 
 
 _INFLIGHT_SQL = """
 SELECT thread_id, step_index, action_id, action_type, name, status, idempotent, attempt,
-       started_at, EXTRACT(EPOCH FROM (now() - started_at))::float8
+       started_at, EXTRACT(EPOCH FROM (now() - started_at))::float8, step
 FROM {s}.actions
 WHERE status IN ('pending', 'running') AND completed_at IS NULL
   AND (%(older)s::timestamptz IS NULL OR started_at < %(older)s::timestamptz)
@@ -575,45 +531,9 @@ def stats(target: Target, schema: str | None = None) -> TableStats:
 def migration_sql(schema: str = DEFAULT_SCHEMA) -> str:
     """The SQL of every migration for ``schema``, for a DBA to review or apply by hand.
 
-    Nothing is executed. Identifiers are quoted by :mod:`psycopg.sql` (no
-    connection is needed to render them). Statements of ``concurrent``
-    migrations (``CREATE INDEX CONCURRENTLY``) must run outside a transaction;
-    the others are wrapped in ``BEGIN``/``COMMIT`` with their version row, as
-    ``setup()`` does.
+    Nothing is executed; see :func:`langgraph_actionckpt.db.migrations.migration_sql`.
 
     Args:
         schema: The schema name (validated: letters, digits, underscore).
     """
-    sch = validate_schema(schema)
-    ident = sql.Identifier(sch)
-    out = [
-        f"-- langgraph-actionckpt schema {ident.as_string()}",
-        sql.SQL("CREATE SCHEMA IF NOT EXISTS {s};").format(s=ident).as_string(),
-        sql.SQL(
-            "CREATE TABLE IF NOT EXISTS {s}.migrations ("
-            "v integer PRIMARY KEY, description text, applied_at timestamptz DEFAULT now());"
-        )
-        .format(s=ident)
-        .as_string(),
-    ]
-    for m in MIGRATIONS:
-        out.append("")
-        out.append(f"-- migration {m.version}: {m.description}")
-        if m.concurrent:
-            out.append("-- run outside a transaction block (CONCURRENTLY)")
-        else:
-            out.append("BEGIN;")
-        for stmt in m.render(sch):
-            text = "\n".join(line.rstrip() for line in stmt.as_string().strip().splitlines())
-            out.append(text + ";")
-        out.append(
-            sql.SQL(
-                "INSERT INTO {s}.migrations (v, description) VALUES ({v}, {d}) "
-                "ON CONFLICT DO NOTHING;"
-            )
-            .format(s=ident, v=sql.Literal(m.version), d=sql.Literal(m.description))
-            .as_string()
-        )
-        if not m.concurrent:
-            out.append("COMMIT;")
-    return "\n".join(out) + "\n"
+    return _migration_sql(validate_schema(schema))

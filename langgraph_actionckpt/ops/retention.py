@@ -1,4 +1,4 @@
-"""Retention: prune old threads, archive their action log to JSONL, import it back.
+"""Retention: prune old threads (archive and import live in :mod:`.archiving`).
 
 The unit of retention is a *thread*: a thread is selected when its newest
 activity (the latest of ``actions.started_at``, ``actions.completed_at`` and
@@ -22,37 +22,27 @@ the batch roll back and is skipped (``skipped_changed``). A thread larger than
 last, each re-checking that the thread is still idle, so a thread resumed between
 two of them still has its latest checkpoint and the blobs it needs.
 
-Archive writes only the **action log** (one JSON object per action, the format of
-:func:`langgraph_actionckpt.actions.records.records_to_jsonl`); checkpoints, blobs and
-writes are not archived, so an archived thread can be inspected and re-imported
-as a log but not resumed. No async twins: from async code call these in a
-worker thread (``asyncio.to_thread``).
+``dry_run=True`` selects and counts the same way and changes nothing. No async
+twins: from async code call these in a worker thread (``asyncio.to_thread``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import os
 import time
-import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-import orjson
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import (
-    COLUMNS,
-    ActionRecord,
-    records_to_jsonl,
-    row_from_db,
-)
+from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord, row_from_db
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.db.sqlid import q as _q
 from langgraph_actionckpt.errors import ConfigurationError
-from langgraph_actionckpt.ops.reports import Target, _Jsonable, driver_for, regclass, schema_for
+from langgraph_actionckpt.ops.reports import _Jsonable
+from langgraph_actionckpt.ops.target import Target, driver_for, schema_for
 
 ProgressCallback = Callable[[int, int], None]
 """Called after each batch with (threads done, threads selected)."""
@@ -87,6 +77,8 @@ class PruneResult(_Jsonable):
             archive, changed between export and delete) while the prune ran.
         vacuumed: ``VACUUM (ANALYZE)`` ran on the tables.
         seconds: Wall time.
+        dry_run: Nothing was changed; the counts say what would have been.
+        thread_ids: With ``dry_run``, the threads that would go.
     """
 
     threads: int = 0
@@ -100,27 +92,14 @@ class PruneResult(_Jsonable):
     skipped_changed: int = 0
     vacuumed: bool = False
     seconds: float = 0.0
+    dry_run: bool = False
+    thread_ids: list[str] = dataclasses.field(default_factory=list)
 
     def _add(self, counts: dict[str, int]) -> None:
         self.actions += counts.get("actions", 0)
         self.checkpoints += counts.get("checkpoints", 0)
         self.blobs += counts.get("blobs", 0)
         self.writes += counts.get("writes", 0)
-
-
-@dataclasses.dataclass(slots=True)
-class ArchiveResult(PruneResult):
-    """What :func:`archive` did (deletion counts are zero with ``delete=False``).
-
-    Attributes:
-        dest: The archive directory or URL.
-        files: JSONL files written (one per thread that has actions).
-        archived_actions: Actions written to the files.
-    """
-
-    dest: str = ""
-    files: int = 0
-    archived_actions: int = 0
 
 
 @dataclasses.dataclass(slots=True)
@@ -136,10 +115,9 @@ class _Sql:
 
     def __init__(self, schema: str) -> None:
         self.schema = schema
-        self.ident = sql.Identifier(schema)
 
     def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
-        return sql.SQL(text).format(s=self.ident, **parts)
+        return _q(self.schema, text, **parts)
 
     def candidates(self) -> sql.Composed:
         return self.q(
@@ -296,7 +274,7 @@ def _plan_delete_chunk(
     return counts
 
 
-def _plan_read_actions(q: _Sql, ids: Sequence[str]) -> Plan[dict[str, list[ActionRecord]]]:
+def plan_read_actions(q: _Sql, ids: Sequence[str]) -> Plan[dict[str, list[ActionRecord]]]:
     rows = yield Op(q.read_actions(), {"ids": list(ids)}, "all")
     out: dict[str, list[ActionRecord]] = {}
     for row in rows:
@@ -332,8 +310,8 @@ def _batches(cands: Sequence[_Candidate], batch_size: int) -> Iterator[list[_Can
         yield batch
 
 
-class _Run:
-    """Shared machinery of prune and archive: select, delete in batches, vacuum."""
+class _ThreadDeleter:
+    """What prune and archive share: select idle threads, delete them in batches, vacuum."""
 
     def __init__(
         self,
@@ -356,6 +334,7 @@ class _Run:
         self.result = result
         self.done = 0
         self.total = 0
+        self.deleted = 0
 
     def select(self) -> list[_Candidate]:
         cands = self.driver.run(lambda: _plan_candidates(self.q, self.cutoff))
@@ -392,7 +371,7 @@ class _Run:
             small = [t for t in small if t not in out.changed and t not in out.deleted]
             if out.deleted:
                 self.result.batches += 1
-                self.result.threads += len(out.deleted)
+                self.deleted += len(out.deleted)
                 self.result._add(out.counts)
                 deleted.extend(out.deleted)
         for c in big:
@@ -404,7 +383,7 @@ class _Run:
     def _delete_big(self, c: _Candidate, expected: dict[str, int] | None) -> bool:
         if expected is not None:
             # archive: the whole export must match what is deleted, check once more
-            out = self.driver.run(lambda: _plan_read_actions(self.q, [c.thread_id]))
+            out = self.driver.run(lambda: plan_read_actions(self.q, [c.thread_id]))
             if len(out.get(c.thread_id, [])) != expected.get(c.thread_id, 0):
                 self.result.skipped_changed += 1
                 return False
@@ -418,10 +397,18 @@ class _Run:
                 self.result.skipped_changed += 1
                 return False
             if not any(counts.values()):
-                self.result.threads += 1
+                self.deleted += 1
                 return True
             self.result.batches += 1
             self.result._add(counts)
+
+    def count(self, cands: Sequence[_Candidate]) -> None:
+        """Dry run: count the rows the selected threads hold; change nothing."""
+        ids = [c.thread_id for c in cands]
+        counts = self.driver.run(partial(_plan_count, self.q, ids))
+        self.result._add(counts)
+        self.result.thread_ids = ids
+        self.result.dry_run = True
 
     def vacuum(self) -> None:
         self.driver.run(lambda: _plan_vacuum(self.q))
@@ -430,6 +417,22 @@ class _Run:
 
 def _plan_vacuum(q: _Sql) -> Plan[None]:
     yield Op(q.vacuum())
+
+
+def _plan_count(q: _Sql, ids: Sequence[str]) -> Plan[dict[str, int]]:
+    """Rows per table of ``ids`` (read only: what a prune would delete)."""
+    counts: dict[str, int] = {}
+    for table in TABLES:
+        row = yield Op(
+            q.q(
+                "SELECT count(*) FROM {s}.{t} WHERE thread_id = ANY(%s::text[])",
+                t=sql.Identifier(table),
+            ),
+            (list(ids),),
+            "one",
+        )
+        counts[table] = int(row[0]) if row else 0
+    return counts
 
 
 # ---------------------------------------------------------------------- prune
@@ -444,6 +447,7 @@ def prune(
     batch_size: int = 5000,
     progress: ProgressCallback | None = None,
     vacuum: bool = True,
+    dry_run: bool = False,
 ) -> PruneResult:
     """Delete every row of threads idle for longer than ``older_than``.
 
@@ -460,259 +464,25 @@ def prune(
         progress: Called with (threads done, threads selected) after each batch.
         vacuum: Run ``VACUUM (ANALYZE)`` on the four tables afterwards (when
             anything was deleted), so they do not stay bloated.
+        dry_run: Select and count only: the result says what would be deleted
+            (``thread_ids`` lists the threads); nothing is changed.
 
     Returns:
         Counts of what was deleted and kept.
     """
     started = time.perf_counter()
     result = PruneResult()
-    run = _Run(target, schema, older_than, keep_failed, batch_size, progress, result)
-    for batch in _batches(run.select(), batch_size):
+    run = _ThreadDeleter(target, schema, older_than, keep_failed, batch_size, progress, result)
+    cands = run.select()
+    if dry_run:
+        run.count(cands)
+        result.threads = len(cands)
+        result.seconds = time.perf_counter() - started
+        return result
+    for batch in _batches(cands, batch_size):
         run.delete(batch)
+    result.threads = run.deleted
     if vacuum and result.threads:
         run.vacuum()
     result.seconds = time.perf_counter() - started
     return result
-
-
-# -------------------------------------------------------------------- archive
-
-
-def thread_file_name(thread_id: str) -> str:
-    """The archive file name of a thread: percent-encoded, so any thread id is a safe name."""
-    name = urllib.parse.quote(thread_id, safe="")
-    if name in ("", ".", ".."):
-        name = name.replace(".", "%2E") or "%00empty"
-    return name + ".jsonl"
-
-
-def _is_url(dest: str) -> bool:
-    return "://" in dest
-
-
-class _Dest:
-    """A local directory (pathlib) or any fsspec URL (fsspec imported lazily)."""
-
-    def __init__(self, dest: str | os.PathLike[str]) -> None:
-        self.raw = os.fspath(dest)
-        self.fs: Any = None
-        if _is_url(self.raw):
-            try:
-                import fsspec
-            except ImportError as exc:  # pragma: no cover - depends on extras
-                raise ConfigurationError(
-                    f"archive URL {self.raw!r} needs fsspec: pip install "
-                    "'langgraph-actionckpt[archive]'"
-                ) from exc
-            self.fs, self.path = fsspec.core.url_to_fs(self.raw)
-        else:
-            self.path = self.raw
-
-    def makedirs(self) -> None:
-        if self.fs is not None:
-            self.fs.makedirs(self.path, exist_ok=True)
-        else:
-            Path(self.path).mkdir(parents=True, exist_ok=True)
-
-    def write(self, name: str, text: str) -> None:
-        if self.fs is not None:
-            with self.fs.open(f"{self.path.rstrip('/')}/{name}", "w", encoding="utf-8") as f:
-                f.write(text)
-            return
-        final = Path(self.path) / name
-        tmp = final.with_name(f".{name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, final)
-
-    def files(self) -> list[str]:
-        if self.fs is not None:
-            if self.fs.isdir(self.path):
-                return sorted(str(p) for p in self.fs.glob(f"{self.path.rstrip('/')}/*.jsonl"))
-            return [self.path]
-        p = Path(self.path)
-        if p.is_dir():
-            return sorted(str(f) for f in p.glob("*.jsonl"))
-        return [str(p)]
-
-    def read(self, path: str) -> str:
-        if self.fs is not None:
-            with self.fs.open(path, "r", encoding="utf-8") as f:
-                text: str = f.read()
-                return text
-        return Path(path).read_text(encoding="utf-8")
-
-
-def archive(
-    target: Target,
-    schema: str | None,
-    older_than: dt.timedelta | dt.datetime,
-    dest: str | os.PathLike[str],
-    *,
-    keep_failed: bool = True,
-    delete: bool = True,
-    batch_size: int = 5000,
-    progress: ProgressCallback | None = None,
-    vacuum: bool = True,
-) -> ArchiveResult:
-    """Write the action log of idle threads to ``<dest>/<thread_id>.jsonl``, then delete them.
-
-    Threads are selected exactly as by :func:`prune`. Each thread with actions
-    becomes one file (one action per line; the thread id percent-encoded in the
-    file name) in a local directory or at any fsspec URL (``s3://bucket/x``,
-    ``memory://x``...). Only actions are archived: checkpoints, blobs and writes
-    are deleted without a copy. A thread whose actions changed between export
-    and delete is not deleted (its file stays and is overwritten next time).
-
-    Args:
-        target: Connection (autocommit), pool or saver.
-        schema: The schema.
-        older_than: Idle time (timedelta) or an aware cutoff datetime.
-        dest: Local directory or fsspec URL.
-        keep_failed: Keep (and do not archive) threads whose last action failed.
-        delete: Delete the archived threads (``False``: export only).
-        batch_size: About this many rows per transaction.
-        progress: Called with (threads done, threads selected) after each batch.
-        vacuum: ``VACUUM (ANALYZE)`` afterwards when rows were deleted.
-    """
-    started = time.perf_counter()
-    out = _Dest(dest)
-    result = ArchiveResult(dest=out.raw)
-    run = _Run(target, schema, older_than, keep_failed, batch_size, progress, result)
-    cands = run.select()
-    out.makedirs()
-    for batch in _batches(cands, batch_size):
-        ids = [c.thread_id for c in batch]
-        records = run.driver.run(partial(_plan_read_actions, run.q, ids))
-        for thread_id, recs in records.items():
-            out.write(thread_file_name(thread_id), records_to_jsonl(recs))
-            result.files += 1
-            result.archived_actions += len(recs)
-        if delete:
-            run.delete(batch, expected={t: len(r) for t, r in records.items()})
-        else:
-            run._tick(len(batch))
-    if delete and vacuum and result.threads:
-        run.vacuum()
-    result.seconds = time.perf_counter() - started
-    return result
-
-
-# --------------------------------------------------------------------- import
-
-
-_IMPORT_CHUNK = 1000
-_DEFAULTS = {
-    "step_index": "nextval(%(seq)s::regclass)",
-    "checkpoint_ns": "''",
-    "started_at": "now()",
-    "attempt": "1",
-    "idempotent": "true",
-    "replayable": "true",
-    "replayed": "0",
-}
-
-
-def _insert_sql(schema: str) -> sql.Composed:
-    cols = sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS)
-    exprs = sql.SQL(", ").join(
-        sql.SQL("COALESCE(x.{c}, {d})").format(c=sql.Identifier(c), d=sql.SQL(_DEFAULTS[c]))
-        if c in _DEFAULTS
-        else sql.SQL("x.{c}").format(c=sql.Identifier(c))
-        for c in COLUMNS
-    )
-    return sql.SQL(
-        "WITH ins AS (INSERT INTO {t} ({cols}) OVERRIDING SYSTEM VALUE "
-        "SELECT {exprs} FROM jsonb_populate_recordset(NULL::{t}, %(rows)s::jsonb) AS x "
-        "ON CONFLICT DO NOTHING RETURNING 1) SELECT count(*) FROM ins"
-    ).format(t=sql.Identifier(schema, "actions"), cols=cols, exprs=exprs)
-
-
-def _plan_sequence(schema: str) -> Plan[str]:
-    table = regclass(schema, "actions")
-    row = yield Op("SELECT pg_get_serial_sequence(%s, 'step_index')", (table,), "one")
-    if row is None or row[0] is None:
-        raise ConfigurationError(f"{table} has no identity step_index; run setup() first")
-    return str(row[0])
-
-
-def _plan_import(schema: str, seq: str, chunks: Sequence[list[dict[str, Any]]]) -> Plan[int]:
-    """Insert one file's rows in one transaction; returns the rows inserted."""
-    insert = _insert_sql(schema)
-    total = 0
-    yield BEGIN
-    for chunk in chunks:
-        row = yield Op(insert, {"rows": orjson.dumps(chunk).decode(), "seq": seq}, "one")
-        total += int(row[0]) if row else 0
-    yield COMMIT
-    return total
-
-
-def _plan_bump_sequence(seq: str, max_step: int) -> Plan[None]:
-    """Move the identity sequence past explicitly imported ``step_index`` values.
-
-    An archive imported into another database may carry values ahead of its
-    sequence; new actions must still get higher (monotonic) step indexes.
-    """
-    yield Op(
-        "SELECT setval(%(seq)s::regclass, %(m)s) "
-        "WHERE %(m)s > COALESCE(pg_sequence_last_value(%(seq)s::regclass), 0)",
-        {"seq": seq, "m": max_step},
-        "all",
-    )
-
-
-def _parse_line(line: str, where: str) -> dict[str, Any]:
-    try:
-        data = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        raise ConfigurationError(f"{where}: not JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigurationError(f"{where}: expected a JSON object per line")
-    for key in ("thread_id", "action_id", "action_type"):
-        if not isinstance(data.get(key), str):
-            raise ConfigurationError(f"{where}: missing or non-string {key!r}")
-    return {k: v for k, v in data.items() if k in COLUMNS}
-
-
-def import_archive(target: Target, schema: str | None, path_or_url: str | os.PathLike[str]) -> int:
-    """Restore actions written by :func:`archive` (a file, a directory, or an fsspec URL).
-
-    Rows keep their original ``step_index`` (``OVERRIDING SYSTEM VALUE``) and
-    every other column, so export then import gives identical rows. Rows whose
-    ``(thread_id, action_id)`` or ``(thread_id, step_index)`` already exist are
-    left alone, so importing twice is harmless. Each file is imported in one
-    transaction.
-
-    Args:
-        target: Connection (autocommit), pool or saver.
-        schema: The schema (it must be set up).
-        path_or_url: A ``.jsonl`` file, a directory of them, or an fsspec URL.
-
-    Returns:
-        The number of rows inserted.
-
-    Raises:
-        ConfigurationError: A line is not a JSON action object.
-    """
-    sch = schema_for(target, schema)
-    driver = driver_for(target)
-    src = _Dest(path_or_url)
-    seq = driver.run(partial(_plan_sequence, sch))
-    total = 0
-    max_step: int | None = None
-    for path in src.files():
-        rows = [
-            _parse_line(line, f"{path}:{i}")
-            for i, line in enumerate(src.read(path).splitlines(), 1)
-            if line.strip()
-        ]
-        if not rows:
-            continue
-        steps = [r["step_index"] for r in rows if isinstance(r.get("step_index"), int)]
-        if steps:
-            max_step = max(steps) if max_step is None else max(max_step, *steps)
-        chunks = [rows[i : i + _IMPORT_CHUNK] for i in range(0, len(rows), _IMPORT_CHUNK)]
-        total += driver.run(partial(_plan_import, sch, seq, chunks))
-    if max_step is not None:
-        driver.run(partial(_plan_bump_sequence, seq, max_step))
-    return total

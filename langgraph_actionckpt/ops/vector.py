@@ -6,10 +6,11 @@ LangChain :class:`~langchain_core.embeddings.Embeddings`, and finds the actions
 nearest to a text or to another action ("which earlier failures look like this
 one?"). :class:`BackgroundEmbedder` keeps the column filled from a daemon thread.
 
-The column is added outside the numbered migrations (it needs the ``vector``
-extension and a dimension only the embedding model knows), as an idempotent
-step under a per-schema advisory lock, so many processes may call
-:meth:`VectorIndex.ensure` at once.
+The column and its index are the optional step of the one migration runner
+(:func:`langgraph_actionckpt.db.migrations.plan_migrate` with ``vector_dims``):
+not a numbered migration, since it needs the ``vector`` extension and a
+dimension only the embedding model knows. Many processes may call
+:meth:`VectorIndex.ensure` at once. Every query is a plan run by the drivers.
 
 Requirements: the ``vector`` extension available on the server (the embedded
 PostgreSQL ships it) and the ``pgvector`` Python package
@@ -23,9 +24,8 @@ from __future__ import annotations
 
 import logging
 import threading
-import weakref
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import orjson
@@ -35,8 +35,11 @@ from psycopg import sql
 
 from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord, row_from_db
 from langgraph_actionckpt.db import encoding as _encoding
+from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.db.migrations import plan_migrate, plan_vector_state
+from langgraph_actionckpt.db.sqlid import q
 from langgraph_actionckpt.errors import ConfigurationError, VectorUnavailableError
-from langgraph_actionckpt.ops.reports import Target, driver_for, regclass, schema_for
+from langgraph_actionckpt.ops.target import Target, driver_for, schema_for
 
 logger = logging.getLogger("langgraph_actionckpt.vector")
 
@@ -44,7 +47,6 @@ MAX_TEXT_CHARS = 8000
 """Texts sent to the embedding model are truncated to this many characters."""
 
 _PART_CHARS = 3000
-_registered: weakref.WeakSet[psycopg.Connection[Any]] = weakref.WeakSet()
 
 
 def _import_pgvector() -> Any:
@@ -109,6 +111,74 @@ def record_text(record: ActionRecord) -> str:
     )
 
 
+# ----------------------------------------------------------------------- plans
+
+_SELECT_PENDING = (
+    "SELECT thread_id, step_index, action_type, name, input, output, error FROM {s}.actions "
+    "WHERE embedding IS NULL AND status NOT IN ('pending', 'running') "
+    "AND (thread_id, step_index) > (%s, %s) ORDER BY thread_id, step_index LIMIT %s"
+)
+# Vectors travel as pgvector's text form cast on the server, so no type adapter
+# has to be registered on every pooled connection a plan may run on.
+_UPDATE = "UPDATE {s}.actions SET embedding = %s::vector WHERE thread_id = %s AND step_index = %s"
+
+
+def plan_pending_batch(schema: str, after: tuple[str, int], n: int) -> Plan[list[tuple[Any, ...]]]:
+    """Up to ``n`` finished, unembedded actions after ``after`` (thread, step_index)."""
+    rows = yield Op(q(schema, _SELECT_PENDING), (*after, n), "all")
+    return list(rows)
+
+
+def plan_store_embeddings(schema: str, params: list[tuple[str, str, int]]) -> Plan[None]:
+    """Write ``(vector text, thread_id, step_index)`` rows."""
+    yield Op(q(schema, _UPDATE), params, "many")
+
+
+def plan_similar(
+    schema: str,
+    qvec: str,
+    k: int,
+    *,
+    types: list[str] | None,
+    statuses: list[str] | None,
+    thread_id: str | None,
+    exclude: tuple[str, str] | None,
+    iterative_scan: bool,
+) -> Plan[list[tuple[ActionRecord, float]]]:
+    """The ``k`` embedded actions nearest to ``qvec`` (pgvector text), with distances."""
+    conds = [sql.SQL("embedding IS NOT NULL")]
+    params: dict[str, Any] = {"q": qvec, "k": k}
+    if types is not None:
+        conds.append(sql.SQL("action_type = ANY(%(types)s::text[])"))
+        params["types"] = types
+    if statuses is not None:
+        conds.append(sql.SQL("status = ANY(%(statuses)s::text[])"))
+        params["statuses"] = statuses
+    if thread_id is not None:
+        conds.append(sql.SQL("thread_id = %(thread_id)s"))
+        params["thread_id"] = thread_id
+    if exclude is not None:
+        conds.append(sql.SQL("NOT (thread_id = %(ex_t)s AND action_id = %(ex_a)s)"))
+        params["ex_t"], params["ex_a"] = exclude
+    query = q(
+        schema,
+        "SELECT {cols}, (embedding <=> %(q)s::vector)::float8 FROM {s}.actions WHERE {where} "
+        "ORDER BY embedding <=> %(q)s::vector LIMIT %(k)s",
+        cols=sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS),
+        where=sql.SQL(" AND ").join(conds),
+    )
+    yield BEGIN
+    if iterative_scan:
+        # filtered HNSW scans keep searching until k rows pass the filters
+        yield Op("SET LOCAL hnsw.iterative_scan = strict_order")
+    rows = yield Op(query, params, "all")
+    yield COMMIT
+    return [(row_from_db(r[:-1]), float(r[-1])) for r in rows]
+
+
+# ----------------------------------------------------------------------- index
+
+
 class VectorIndex:
     """Embeddings of actions in ``{schema}.actions`` and nearest-neighbour queries.
 
@@ -144,42 +214,16 @@ class VectorIndex:
         self.dims = dims
         self._ready = False
         self._iterative_scan = False
-        self._table = sql.Identifier(self.schema, "actions")
-
-    # ------------------------------------------------------------ plumbing
-
-    @contextmanager
-    def _conn(self, *, vector: bool = True) -> Iterator[psycopg.Connection[Any]]:
-        with self.driver.connection() as conn:
-            if vector and conn not in _registered:
-                pgv = _import_pgvector()
-                try:
-                    pgv.register_vector(conn)
-                except (psycopg.ProgrammingError, TypeError) as exc:
-                    raise VectorUnavailableError(
-                        "the 'vector' type is not installed in this database; call "
-                        "VectorIndex.ensure() first"
-                    ) from exc
-                _registered.add(conn)
-            yield conn
-
-    def _column_dims(self, conn: psycopg.Connection[Any]) -> int | None:
-        row = conn.execute(
-            "SELECT atttypmod FROM pg_attribute WHERE attrelid = %s::regclass "
-            "AND attname = 'embedding' AND NOT attisdropped",
-            (regclass(self.schema, "actions"),),
-        ).fetchone()
-        if row is None:
-            return None
-        return int(row[0]) if row[0] and row[0] > 0 else 0
 
     # --------------------------------------------------------------- setup
 
     def ensure(self) -> int:
-        """Create the extension, the ``embedding`` column and its HNSW index if missing.
+        """Apply the migration runner's vector step: extension, column, HNSW index.
 
-        Idempotent; serialized across processes by an advisory lock. The index is
-        built with ``CREATE INDEX CONCURRENTLY`` so writers are not blocked.
+        Idempotent and safe from many processes (see
+        :func:`~langgraph_actionckpt.db.migrations.plan_migrate`); the index is
+        built with ``CREATE INDEX CONCURRENTLY`` so writers are not blocked, and
+        no lock is held while it builds.
 
         Returns:
             The vector dimension.
@@ -191,80 +235,47 @@ class VectorIndex:
                 with the model.
         """
         _import_pgvector()
-        with self._conn(vector=False) as conn:
-            row = conn.execute(
-                "SELECT default_version, installed_version FROM pg_available_extensions "
-                "WHERE name = 'vector'"
-            ).fetchone()
-            if row is None:
-                version = conn.execute("SHOW server_version").fetchone()
-                raise VectorUnavailableError(
-                    "similarity search needs the pgvector extension, but the server "
-                    f"(PostgreSQL {version[0] if version else '?'}) does not have it: "
-                    "'vector' is not in pg_available_extensions. Install pgvector on the "
-                    "server (e.g. the postgresql-<version>-pgvector package) or use the "
-                    "embedded PostgreSQL, which ships it."
-                )
-            lock_key = f"langgraph_actionckpt:{self.schema}:vector"
-            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (lock_key,))
-            try:
-                try:
-                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-                except psycopg.errors.InsufficientPrivilege as exc:
-                    raise VectorUnavailableError(
-                        "pgvector is available on the server but not created in this "
-                        "database, and this role may not create it: ask a superuser to run "
-                        "'CREATE EXTENSION vector'"
-                    ) from exc
-                ext = conn.execute(
-                    "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
-                ).fetchone()
-                self._iterative_scan = _version_at_least(ext[0] if ext else "0", (0, 8))
-                existing = self._column_dims(conn)
-                dims = self.dims
-                if existing:
-                    if dims is not None and dims != existing:
-                        raise ConfigurationError(
-                            f"{self.schema}.actions.embedding has {existing} dimensions, "
-                            f"but dims={dims} was given"
-                        )
-                    dims = existing
-                if dims is None:
-                    dims = len(self.embeddings.embed_query("dimension probe"))
-                if existing is None:
-                    conn.execute(
-                        sql.SQL(
-                            "ALTER TABLE {} ADD COLUMN IF NOT EXISTS embedding vector({})"
-                        ).format(self._table, sql.Literal(int(dims)))
-                    )
-                self._ensure_index(conn)
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (lock_key,))
+        state = self.driver.run(lambda: plan_vector_state(self.schema))
+        if not state.available:
+            raise VectorUnavailableError(
+                "similarity search needs the pgvector extension, but the server "
+                f"(PostgreSQL {state.server_version}) does not have it: "
+                "'vector' is not in pg_available_extensions. Install pgvector on the "
+                "server (e.g. the postgresql-<version>-pgvector package) or use the "
+                "embedded PostgreSQL, which ships it."
+            )
+        dims = self._dims(state.column_dims)
+        try:
+            self.driver.run(lambda: plan_migrate(self.schema, vector_dims=dims))
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise VectorUnavailableError(
+                "pgvector is available on the server but not created in this "
+                "database, and this role may not create it: ask a superuser to run "
+                "'CREATE EXTENSION vector'"
+            ) from exc
+        state = self.driver.run(lambda: plan_vector_state(self.schema))
+        if state.column_dims and state.column_dims != dims:  # another process won the race
+            raise ConfigurationError(
+                f"{self.schema}.actions.embedding has {state.column_dims} dimensions, "
+                f"but {dims} were wanted"
+            )
+        self._iterative_scan = _version_at_least(state.extension_version or "0", (0, 8))
         self.dims = dims
         self._ready = True
         return dims
 
-    def _ensure_index(self, conn: psycopg.Connection[Any]) -> None:
-        name = "actions_embedding_hnsw_idx"
-        row = conn.execute(
-            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relname = %s",
-            (self.schema, name),
-        ).fetchone()
-        if row is not None and row[0]:
-            return
-        if row is not None:  # an interrupted concurrent build left an invalid index
-            conn.execute(
-                sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(
-                    sql.Identifier(self.schema, name)
+    def _dims(self, existing: int | None) -> int:
+        dims = self.dims
+        if existing:
+            if dims is not None and dims != existing:
+                raise ConfigurationError(
+                    f"{self.schema}.actions.embedding has {existing} dimensions, "
+                    f"but dims={dims} was given"
                 )
-            )
-        conn.execute(
-            sql.SQL(
-                "CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON {} "
-                "USING hnsw (embedding vector_cosine_ops)"
-            ).format(sql.Identifier(name), self._table)
-        )
+            return existing
+        if dims is None:
+            dims = len(self.embeddings.embed_query("dimension probe"))
+        return dims
 
     def _check_ready(self) -> None:
         if not self._ready:
@@ -272,14 +283,15 @@ class VectorIndex:
 
     # ------------------------------------------------------------- embedding
 
-    def _vector(self, values: Sequence[float]) -> Any:
+    def _vector(self, values: Sequence[float]) -> str:
         from pgvector import Vector
 
         if self.dims is not None and len(values) != self.dims:
             raise ConfigurationError(
                 f"the embedding model returned {len(values)} dimensions, the column has {self.dims}"
             )
-        return Vector(list(values))
+        text: str = Vector(list(values)).to_text()
+        return text
 
     def embed_pending(self, batch_size: int = 64, *, limit: int | None = None) -> int:
         """Embed finished actions that have no embedding yet.
@@ -296,28 +308,17 @@ class VectorIndex:
             How many actions were embedded.
         """
         self._check_ready()
-        select = sql.SQL(
-            "SELECT thread_id, step_index, action_type, name, input, output, error FROM {} "
-            "WHERE embedding IS NULL AND status NOT IN ('pending', 'running') "
-            "AND (thread_id, step_index) > (%s, %s) "
-            "ORDER BY thread_id, step_index LIMIT %s"
-        ).format(self._table)
-        update = sql.SQL(
-            "UPDATE {} SET embedding = %s WHERE thread_id = %s AND step_index = %s"
-        ).format(self._table)
         done = 0
         after: tuple[str, int] = ("", -(2**62))
         while limit is None or done < limit:
             n = batch_size if limit is None else min(batch_size, limit - done)
-            with self._conn() as conn:
-                rows = conn.execute(select, (*after, n)).fetchall()
+            rows = self.driver.run(partial(plan_pending_batch, self.schema, after, n))
             if not rows:
                 break
             texts = [action_text(r[2], r[3], r[4], r[5], r[6]) for r in rows]
             vectors = self.embeddings.embed_documents(texts)
             params = [(self._vector(v), r[0], r[1]) for r, v in zip(rows, vectors, strict=True)]
-            with self._conn() as conn, conn.cursor() as cur:
-                cur.executemany(update, params)
+            self.driver.run(partial(plan_store_embeddings, self.schema, params))
             done += len(rows)
             after = (rows[-1][0], rows[-1][1])
             if len(rows) < n:
@@ -356,34 +357,25 @@ class VectorIndex:
             query_text = str(text_or_action)[:MAX_TEXT_CHARS]
             exclude = None
         qvec = self._vector(self.embeddings.embed_query(query_text))
-        conds = [sql.SQL("embedding IS NOT NULL")]
-        params: dict[str, Any] = {"q": qvec, "k": k}
-        if action_type is not None:
-            conds.append(sql.SQL("action_type = ANY(%(types)s::text[])"))
-            params["types"] = [action_type] if isinstance(action_type, str) else list(action_type)
-        if status is not None:
-            conds.append(sql.SQL("status = ANY(%(statuses)s::text[])"))
-            params["statuses"] = [status] if isinstance(status, str) else list(status)
-        if thread_id is not None:
-            conds.append(sql.SQL("thread_id = %(thread_id)s"))
-            params["thread_id"] = thread_id
-        if exclude is not None:
-            conds.append(sql.SQL("NOT (thread_id = %(ex_t)s AND action_id = %(ex_a)s)"))
-            params["ex_t"], params["ex_a"] = exclude
-        query = sql.SQL(
-            "SELECT {cols}, (embedding <=> %(q)s)::float8 FROM {t} WHERE {where} "
-            "ORDER BY embedding <=> %(q)s LIMIT %(k)s"
-        ).format(
-            cols=sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS),
-            t=self._table,
-            where=sql.SQL(" AND ").join(conds),
+        return self.driver.run(
+            partial(
+                plan_similar,
+                self.schema,
+                qvec,
+                k,
+                types=_as_list(action_type),
+                statuses=_as_list(status),
+                thread_id=thread_id,
+                exclude=exclude,
+                iterative_scan=self._iterative_scan,
+            )
         )
-        with self._conn() as conn, conn.transaction():
-            if self._iterative_scan:
-                # filtered HNSW scans keep searching until k rows pass the filters
-                conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-            rows = conn.execute(query, params).fetchall()
-        return [(row_from_db(r[:-1]), float(r[-1])) for r in rows]
+
+
+def _as_list(value: str | Sequence[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [value] if isinstance(value, str) else list(value)
 
 
 def _version_at_least(version: str, want: tuple[int, int]) -> bool:

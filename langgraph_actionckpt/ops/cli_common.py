@@ -1,0 +1,215 @@
+"""What every ``actionckpt`` command shares: the app, common options, errors, formatting.
+
+Every command takes ``--dsn`` (default: ``$ACTIONCKPT_DSN``, else the embedded
+PostgreSQL), ``--schema`` (default ``actionckpt``) and ``--json`` (one JSON
+document on stdout, for scripts). The options may also be given before the
+command (``actionckpt --json runs``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+import psycopg
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
+from langgraph_actionckpt.errors import ActionCkptError
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="actionckpt",
+    help="Inspect and maintain langgraph-actionckpt action logs and checkpoints.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+embedded_app = typer.Typer(help="Manage the embedded PostgreSQL server.", no_args_is_help=True)
+app.add_typer(embedded_app, name="embedded")
+
+FLAG = ""
+"""Metavar of on/off options: typer would show ``<bool>`` as if they took a value."""
+DsnOpt = Annotated[
+    str | None,
+    typer.Option("--dsn", help="PostgreSQL DSN [default: $ACTIONCKPT_DSN, else embedded]"),
+]
+SchemaOpt = Annotated[str | None, typer.Option("--schema", help="Schema [default: actionckpt]")]
+JsonOpt = Annotated[
+    bool | None, typer.Option("--json/--no-json", metavar=FLAG, help="Print one JSON document.")
+]
+
+
+@dataclass
+class Settings:
+    """Options shared by every command."""
+
+    dsn: str | None = None
+    schema: str | None = None
+    json: bool = False
+
+
+@app.callback()
+def _main(
+    ctx: typer.Context, dsn: DsnOpt = None, schema: SchemaOpt = None, json_: JsonOpt = None
+) -> None:
+    ctx.obj = Settings(dsn=dsn, schema=schema, json=bool(json_))
+
+
+def settings(
+    ctx: typer.Context, dsn: str | None, schema: str | None, json_: bool | None
+) -> Settings:
+    """The command's options over the ones given before the command."""
+    base = ctx.find_object(Settings) or Settings()
+    return Settings(
+        dsn=dsn or base.dsn,
+        schema=schema or base.schema,
+        json=base.json if json_ is None else json_,
+    )
+
+
+def resolve_dsn(dsn: str | None) -> str:
+    """The DSN to use: the option, ``$ACTIONCKPT_DSN``, or the embedded server."""
+    if dsn:
+        return dsn
+    env = os.environ.get("ACTIONCKPT_DSN")
+    if env:
+        return env
+    from langgraph_actionckpt.embedded import embedded_dsn
+
+    return embedded_dsn()
+
+
+def schema_of(s: Settings) -> str:
+    """The validated schema of ``s`` (default ``actionckpt``)."""
+    return validate_schema(s.schema or DEFAULT_SCHEMA)
+
+
+@contextmanager
+def connect(s: Settings) -> Iterator[psycopg.Connection[Any]]:
+    """An autocommit connection to the DSN of ``s``."""
+    with psycopg.connect(resolve_dsn(s.dsn), autocommit=True) as conn:
+        yield conn
+
+
+@contextmanager
+def open_schema(s: Settings) -> Iterator[psycopg.Connection[Any]]:
+    """:func:`connect`, after checking that the schema exists and is set up.
+
+    Raises:
+        ConfigurationError: Naming the schema (reported by :func:`guard`).
+    """
+    from langgraph_actionckpt.ops.target import require_schema
+
+    with connect(s) as conn:
+        require_schema(conn, schema_of(s))
+        yield conn
+
+
+OUT = Console(highlight=False, soft_wrap=False, width=160)
+ERR = Console(stderr=True, highlight=False)
+
+
+def emit_json(obj: Any) -> None:
+    """Print one JSON document on stdout."""
+    typer.echo(json.dumps(obj, default=str, ensure_ascii=False))
+
+
+def guard(s: Settings, fn: Callable[[], T]) -> T:
+    """Run a command body; turn package and connection errors into a message and exit 1."""
+    try:
+        return fn()
+    except (ActionCkptError, psycopg.Error) as exc:
+        msg = str(exc).strip() or type(exc).__name__
+        if s.json:
+            emit_json({"error": msg, "type": type(exc).__name__})
+        else:
+            ERR.print(f"[red]error:[/red] {escape(msg)}")
+        raise typer.Exit(1) from exc
+
+
+# --------------------------------------------------------------- formatting
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_duration(text: str) -> dt.timedelta:
+    """Parse ``90s``, ``15m``, ``12h``, ``30d``, ``2w`` into a timedelta.
+
+    Raises:
+        typer.BadParameter: The text is not a duration.
+    """
+    m = _DURATION.match(text.lower())
+    if not m:
+        raise typer.BadParameter(f"expected a duration like 30d, 12h, 15m, 90s; got {text!r}")
+    return dt.timedelta(**{_UNITS[m.group(2)]: float(m.group(1))})
+
+
+def parse_since(text: str) -> dt.datetime:
+    """A duration ago (``7d``) or an ISO 8601 date/time (UTC when no zone is given)."""
+    if _DURATION.match(text.lower()):
+        return dt.datetime.now(dt.UTC) - parse_duration(text)
+    try:
+        value = dt.datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"expected a duration (7d) or an ISO date; got {text!r}") from exc
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+def fmt_age(seconds: float | None) -> str:
+    """An age as 12s, 5m, 3h or 2d."""
+    if seconds is None:
+        return "-"
+    s = int(max(seconds, 0))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= size:
+            return f"{s // size}{unit}"
+    return f"{s}s"
+
+
+def fmt_size(n: int) -> str:
+    """A byte count as B, kB, MB or GB."""
+    value = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TB"  # pragma: no cover
+
+
+def fmt_short(value: Any, width: int = 60) -> str:
+    """A value on one line, cut to ``width``."""
+    if value is None:
+        return ""
+    if isinstance(value, dict) and "message" in value:
+        value = value["message"]
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_STATUS_STYLE = {"failed": "red", "running": "yellow", "pending": "yellow", "completed": "green"}
+
+
+def fmt_status(text: str | None) -> str:
+    """A status with its color."""
+    if text is None:
+        return "-"
+    style = _STATUS_STYLE.get(text)
+    return f"[{style}]{text}[/{style}]" if style else escape(text)
+
+
+def say_empty(s: Settings, text: str) -> None:
+    """An empty result in human output: one clear line, not an empty table."""
+    if not s.json:
+        OUT.print(text)

@@ -39,6 +39,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import (
+    child_exit_hint,
     count_actions,
     example_args,
     get_model,
@@ -235,10 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     crash_after = time.monotonic() - t0
     if rc != -9:
-        print(
-            f"   the child exited by itself (returncode={rc}) before the second page was "
-            "downloaded; nothing to demonstrate (a real model may not follow the plan)"
-        )
+        print(child_exit_hint(rc, "the second page was downloaded"))
         return 1
     print(f"   child killed with SIGKILL after {crash_after:.1f}s: returncode={rc}")
 

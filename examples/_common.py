@@ -219,6 +219,27 @@ def run_child_and_kill(
     return proc.returncode
 
 
+def child_exit_hint(rc: int, waited_for: str) -> str:
+    """Why a child that should have been killed ended by itself, stated from its return code.
+
+    A non-zero code means the child failed (its traceback was relayed above): most often a
+    missing dependency, not the model. A zero code means it finished before ``waited_for``
+    happened, which a real model that chose another plan can cause.
+    """
+    if rc != 0:
+        return (
+            f"   the child failed (returncode={rc}) before {waited_for}: see its traceback "
+            "above (a missing package? `pip install -e '.[all]'` installs what the examples "
+            "import)"
+        )
+    reason = (
+        "the real model chose another plan"
+        if using_real_model()
+        else "the scripted model's plan changed"
+    )
+    return f"   the child finished (returncode=0) before {waited_for}: {reason}"
+
+
 def _relay(stream: Any) -> None:
     for line in stream:
         sys.stdout.write(line)

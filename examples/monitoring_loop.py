@@ -81,7 +81,13 @@ def summary_script(messages: list[Any], kwargs: dict[str, Any]) -> Any:
 
     text = str(messages[-1].content)
     outliers = text.split("Outliers: ", 1)[-1].strip()
-    verdict = "all metrics normal" if outliers == "none" else f"ANOMALY in {outliers}"
+    if outliers == "none":
+        verdict = "all metrics normal"
+    else:  # an anomaly gets an explanation and a next step: a longer answer
+        verdict = (
+            f"ANOMALY in {outliers}, well above the recent readings; likely a load spike "
+            "or a slow dependency. Page the on-call engineer and check recent deploys."
+        )
     return AIMessage(content=f"{text.split(':', 1)[0]}: {verdict}")
 
 
@@ -120,9 +126,22 @@ def build(saver: Any, api: MetricsAPI) -> Any:
 
     def summarise(state: State) -> State:
         m = state["metrics"]
+        # the model sees up to five recent readings (so the prompt grows over the first
+        # iterations) and, when something is off, is asked for a cause and a next step
+        recent = "; ".join(
+            f"cpu {h['cpu']}, latency {h['latency']}, errors {h['error_rate']}"
+            for h in state["history"][-6:-1]
+        )
+        ask = (
+            "For each outlier, compare it with the recent readings, name a likely cause "
+            "and the next step."
+            if state["outliers"]
+            else "Summarise in one line."
+        )
         prompt = (
             f"Iteration {state['iteration']}: cpu {m['cpu']}%, p95 latency "
-            f"{m['latency']} ms, error rate {m['error_rate']}%. Summarise in one line. "
+            f"{m['latency']} ms, error rate {m['error_rate']}%. "
+            f"Recent readings: {recent or 'none yet'}. {ask} "
             f"Outliers: {', '.join(state['outliers']) or 'none'}"
         )
         return {"summaries": [str(model.invoke([HumanMessage(prompt)]).content)]}

@@ -7,17 +7,24 @@ searching the web, fetching three pages (each fetch downloads the page, then
 asks the LLM to extract the key facts) and taking notes, then writes a report.
 
 1. The agent runs in a *child process*. While it is busy with the second page
-   (the download is done, the LLM has not been asked yet) the parent kills it
-   with a real ``SIGKILL``: no exception, no cleanup, no flush.
+   (the download is done and the LLM has extracted the page's key fact, but
+   the tool call has not returned) the parent kills it with a real
+   ``SIGKILL``: no exception, no cleanup, no flush.
 2. The parent resumes the same thread with ``graph.invoke(None, config)``.
-   Finished steps come back from PostgreSQL: completed model calls and tool
-   calls from LangGraph's checkpoint, and the download the dead process had
-   finished *inside* the interrupted tool call is served from the action log
-   (``replayed``) instead of being downloaded again.
+   Two things come back from PostgreSQL, and the script tallies them apart:
+
+   * what LangGraph's checkpoint restored: the results of nodes that had
+     finished (model turns and whole tool calls) are not run again. Any
+     LangGraph checkpointer does this.
+   * what the action log served: the download and the LLM call the dead
+     process had finished *inside* the interrupted tool call are ``replayed``
+     from the log instead of being paid for again. This is what this package
+     adds: a checkpointer alone would run both again.
 3. The same question is run once more, uninterrupted, on another thread. The
    resumed run must end in exactly the same state, and no completed action may
-   have been executed twice. The script prints the action table, what was
-   replayed vs executed, and the tokens and seconds the crash did not cost.
+   have been executed twice. The script prints the action table, the two
+   tallies (calls, tokens, and what those tokens would have cost at an
+   assumed price) and the seconds the crash did not cost.
 
 Exit code 0 only when the resumed state equals the uninterrupted one.
 
@@ -33,12 +40,14 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import (
+    child_exit_hint,
     count_actions,
     example_args,
     get_model,
@@ -59,7 +68,8 @@ SYSTEM = (
     "fetch_page for each URL it returns, one at a time, then call take_notes with "
     "what you learned, and finally answer with a short report."
 )
-PRICE_PER_1K_TOKENS = 0.002  # USD, an assumed blended price (input + output)
+PRICE_PER_1K_TOKENS = 0.002  # USD, an assumed blended price (input + output): $2 per 1M tokens
+WORK_TYPES = ("llm_completion", "tool_call", "function")
 
 PAGES = {
     "wal": "PostgreSQL writes every change to the write-ahead log (WAL) before the data files. "
@@ -148,6 +158,7 @@ def build_agent(saver: Any, workdir: Path, label: str) -> Any:
                 HumanMessage(text),
             ]
         )
+        time.sleep(0.4)  # store the facts (the crash hits here on the second page)
         log_call(calls, kind="tool", name="fetch_page", key=url)
         print(f"    [pid {os.getpid()}] fetch_page extracted facts of {url}", flush=True)
         return f"{url}: {facts.content}"
@@ -182,6 +193,74 @@ def run(dsn: str, schema: str, thread: str, workdir: Path, label: str, *, resume
         return agent.get_state(config).values
 
 
+# ----------------------------------------------------------- the crash point
+
+
+def second_page_extracted(dsn: str, schema: str, thread: str) -> bool:
+    """The kill condition: the second page is downloaded and its facts extracted.
+
+    Completed LLM calls by then: five (three model turns, choosing search_web,
+    fetch_page and fetch_page, and the extractions of the first two pages).
+    """
+    return (
+        count_actions(dsn, schema, thread, name="download") >= 2
+        and count_actions(dsn, schema, thread, action_type="llm_completion") >= 5
+    )
+
+
+# ---------------------------------------------------------------- tallies
+
+
+@dataclass
+class Tally:
+    """Finished work that was not executed again, by kind."""
+
+    llm_calls: int = 0
+    tool_calls: int = 0
+    functions: int = 0
+    tokens: int = 0
+
+    def add(self, a: Any) -> None:
+        if a.action_type == "llm_completion":
+            self.llm_calls += 1
+            self.tokens += a.total_tokens or 0
+        elif a.action_type == "tool_call":
+            self.tool_calls += 1
+        elif a.action_type == "function":
+            self.functions += 1
+
+    @property
+    def cost(self) -> float:
+        """What the tokens would have cost at ``PRICE_PER_1K_TOKENS``."""
+        return self.tokens / 1000 * PRICE_PER_1K_TOKENS
+
+    def describe(self) -> str:
+        return (
+            f"{self.llm_calls} LLM calls, {self.tool_calls} tool calls, "
+            f"{self.functions} @action calls, {self.tokens} tokens "
+            f"(${self.cost:.6f} at an assumed ${PRICE_PER_1K_TOKENS * 1000:.2f} per 1M tokens)"
+        )
+
+
+def tallies(done_before: dict[str, Any], after: list[Any]) -> tuple[Tally, Tally]:
+    """``(restored by the checkpoint, served by the action log)`` for a resumed thread.
+
+    ``done_before``: the thread's completed actions at the crash, by key; ``after``:
+    its actions once the resume finished. An action served by the log has its
+    ``replayed`` count raised; one that completed before the crash and was neither
+    served nor executed again sat inside a node whose result the checkpoint held.
+    """
+    restored, served = Tally(), Tally()
+    for a in after:
+        if a.action_type not in WORK_TYPES:
+            continue
+        if a.replayed:
+            served.add(a)
+        elif a.action_id in done_before:
+            restored.add(a)
+    return restored, served
+
+
 # ------------------------------------------------------------------- main
 
 
@@ -214,9 +293,6 @@ def main(argv: list[str] | None = None) -> int:
     # 1. run in a child process, SIGKILL it while it works on the second page
     print("\n1. running the agent in a child process ...")
 
-    def second_page_downloaded() -> bool:
-        return count_actions(dsn, args.schema, thread, name="download") >= 2
-
     t0 = time.monotonic()
     rc = run_child_and_kill(
         [
@@ -231,14 +307,11 @@ def main(argv: list[str] | None = None) -> int:
             "--workdir",
             str(workdir),
         ],
-        second_page_downloaded,
+        lambda: second_page_extracted(dsn, args.schema, thread),
     )
     crash_after = time.monotonic() - t0
     if rc != -9:
-        print(
-            f"   the child exited by itself (returncode={rc}) before the second page was "
-            "downloaded; nothing to demonstrate (a real model may not follow the plan)"
-        )
+        print(child_exit_hint(rc, "the second page's facts were extracted"))
         return 1
     print(f"   child killed with SIGKILL after {crash_after:.1f}s: returncode={rc}")
 
@@ -276,18 +349,25 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     # what was replayed, what was executed
-    kinds = ("llm_completion", "tool_call", "function")
-    work = [a for a in after if a.action_type in kinds]
+    work = [a for a in after if a.action_type in WORK_TYPES]
     replayed = [a for a in work if a.replayed]
-    restored = [a for a in work if a.action_id in done_before and not a.replayed]
     executed = [a for a in work if a.action_id not in done_before]
+    restored, served = tallies(done_before, after)
     print(
         f"\ncompleted before the crash, not executed again: "
         f"{len([a for a in work if a.action_id in done_before])}"
     )
+    print(
+        "  restored by LangGraph's checkpoint (results of finished nodes; any checkpointer):\n"
+        f"    {restored.describe()}"
+    )
+    print(
+        "  served by the action log (finished inside the node the crash cut short; "
+        "this package):\n"
+        f"    {served.describe()}"
+    )
     for a in replayed:
-        print(f"  replayed from the action log : {a.action_type} {a.name} (x{a.replayed})")
-    print(f"  restored from the checkpoint : {len(restored)} ({_summary(restored)})")
+        print(f"    replayed from the action log : {a.action_type} {a.name} (x{a.replayed})")
     print(f"executed after the resume: {len(executed)} ({_summary(executed)})")
 
     # nothing completed was executed twice: crashed + resumed == uninterrupted
@@ -310,10 +390,7 @@ def main(argv: list[str] | None = None) -> int:
             f"uninterrupted run {len(llm_ref)}; repeated {len(llm_crash) - len(llm_ref)}"
         )
 
-    # money and time the crash did not cost
-    saved_tokens = sum(
-        a.total_tokens or 0 for a in done_before.values() if a.action_type == "llm_completion"
-    )
+    # time the crash did not cost
     # a finished tool call's latency includes what ran inside it; count inner
     # actions only when their tool call was cut short (they were replayed)
     finished_tasks = {a.task_id for a in done_before.values() if a.action_type == "tool_call"}
@@ -322,11 +399,6 @@ def main(argv: list[str] | None = None) -> int:
         for a in done_before.values()
         if a.action_type == "tool_call"
         or (a.action_type in ("llm_completion", "function") and a.task_id not in finished_tasks)
-    )
-    print(
-        f"tokens not re-spent: {saved_tokens} "
-        f"(${saved_tokens / 1000 * PRICE_PER_1K_TOKENS:.5f} at an assumed "
-        f"${PRICE_PER_1K_TOKENS}/1K tokens)"
     )
     print(
         f"seconds of finished work not redone: {saved_s:.1f}s "

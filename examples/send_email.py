@@ -38,6 +38,7 @@ from typing import Any, TypedDict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import (
+    child_exit_hint,
     example_args,
     get_model,
     new_thread_id,
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         lambda: len(mail.messages()) > 0,  # the server accepted it: kill before the reply
     )
     if rc != -9:
-        print(f"   the child exited by itself (returncode={rc}) before the kill")
+        print(child_exit_hint(rc, "the kill"))
         return 1
     print(f"   child killed with SIGKILL during the send: returncode={rc}")
 

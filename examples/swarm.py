@@ -35,6 +35,7 @@ from typing import Annotated, Any, TypedDict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _common import (
+    child_exit_hint,
     count_actions,
     example_args,
     get_model,
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         lambda: count_actions(dsn, args.schema, thread, action_type="function") >= 7,
     )
     if rc != -9:
-        print(f"   the child exited by itself (returncode={rc}) before the kill")
+        print(child_exit_hint(rc, "the kill"))
         return 1
     print(f"   child killed with SIGKILL mid-run: returncode={rc}")
     with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:

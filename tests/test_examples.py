@@ -67,10 +67,36 @@ def test_research_agent(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
     out = run_example("research_agent", pg18_dsn, schema18, tmp_path)
     assert "child killed with SIGKILL" in out and "returncode=-9" in out
     assert "replayed from the action log : function download (x1)" in out
+    assert "replayed from the action log : llm_completion" in out
     assert re.search(r"tool/download executions: .* repeated 0", out)
     assert re.search(r"LLM executions: .* repeated 0", out)
-    assert re.search(r"tokens not re-spent: [1-9]\d*", out)
     assert "final state matches an uninterrupted run: yes" in out
+    restored, served = tallies(out)
+    # the checkpoint holds the finished model turns and tool calls (any checkpointer)
+    assert restored["llm"] >= 3 and restored["tool"] >= 2 and restored["tokens"] > 0
+    # the action log served what finished inside the tool call the kill cut short:
+    # the second page's download and its extraction LLM call (this package's addition)
+    assert (served["llm"], served["tool"], served["action"]) == (1, 0, 1)
+    assert served["tokens"] > 0
+    for t in (restored, served):
+        assert t["cost"] == pytest.approx(t["tokens"] * t["price_per_m"] / 1e6, abs=1e-6)
+
+
+TALLY = re.compile(
+    r"(?P<llm>\d+) LLM calls, (?P<tool>\d+) tool calls, (?P<action>\d+) @action calls, "
+    r"(?P<tokens>\d+) tokens \(\$(?P<cost>[\d.]+) at an assumed \$(?P<price_per_m>[\d.]+) "
+    r"per 1M tokens\)"
+)
+
+
+def tallies(out: str) -> tuple[dict[str, float], dict[str, float]]:
+    """The research agent's two tallies: restored by the checkpoint, served by the log."""
+    found = {}
+    for label in ("restored by LangGraph's checkpoint", "served by the action log"):
+        m = re.search(re.escape(label) + r"[^\n]*\n\s+" + TALLY.pattern, out)
+        assert m, (label, out)
+        found[label] = {k: float(v) for k, v in m.groupdict().items()}
+    return found["restored by LangGraph's checkpoint"], found["served by the action log"]
 
 
 def test_monitoring_loop(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:

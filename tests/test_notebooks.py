@@ -8,6 +8,7 @@ stored without outputs.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -102,3 +103,19 @@ def test_notebook_runs(path: Path, notebook_env: str) -> None:
             if "image/png" in o.get("data", {})
         ]
         assert images, "the timeline picture is shown inline"
+    if path.stem.startswith("02"):
+        # the tokens-per-iteration chart: 20 bars that vary (the prompt grows over the
+        # first iterations; anomalies ask for more), not one flat value
+        text = "".join(
+            o.get("text", "")
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+            if o.output_type == "stream"
+        )
+        m = re.search(r"tokens per iteration: \[([\d, ]+)\]", text)
+        assert m, text
+        tokens = [int(x) for x in m.group(1).split(",")]
+        assert len(tokens) == 20 and min(tokens) > 0
+        assert len(set(tokens)) >= 5, tokens
+        assert max(tokens) >= 1.5 * min(tokens), tokens

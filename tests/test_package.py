@@ -38,8 +38,20 @@ def test_readme_starts_with_the_two_commands() -> None:
         "pip install -e '.[all]' && python examples/research_agent.py",
         "pip install -e '.[test]' && pytest",
     ]
+
+
+def test_ci_runs_the_readme_commands_first_each_on_a_clean_clone() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
-    assert commands[1] in ci
+    assert ci.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in ci
+    # the commands are read from the README's first bash block, not copied into the script
+    assert r'r"```bash\n(.*?)```"' in ci and '"${COMMANDS[$i]}"' in ci
+    assert "git clone" in ci and "-m venv" in ci
+    assert "ACTIONCKPT_REQUIRE_PG15=1" in ci
+    # the README commands run before lint, types and the lower-end langchain-core run
+    code = "\n".join(line for line in ci.splitlines() if not line.lstrip().startswith("#"))
+    first = code.index('"${COMMANDS[$i]}"')
+    for later in ("ruff check", "mypy", "lint-imports", "gen_sync.py --check", "==1.8.0"):
+        assert code.index(later) > first, later
 
 
 def test_no_pickle_and_no_sql_string_formatting_in_the_package() -> None:
@@ -54,3 +66,111 @@ def test_readme_failed_tool_query_is_the_tested_one() -> None:
 
     readme = (ROOT / "README.md").read_text()
     assert FAILED_TOOL_RUNS_SQL.strip().replace("{schema}", "actionckpt") in readme
+
+
+def _extra_closure(extra: str) -> set[str]:
+    """Distributions ``pip install -e '.[extra]'`` installs (normalized names).
+
+    The project's own requirements come from this checkout's pyproject.toml (the
+    installed metadata may be another checkout's); third-party dependencies are
+    followed through the installed distributions' metadata.
+    """
+    import tomllib
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    own = canonicalize_name(project["name"])
+    queue: list[tuple[str, frozenset[str]]] = [
+        (r, frozenset()) for r in project["dependencies"]
+    ] + [(r, frozenset()) for r in project["optional-dependencies"][extra]]
+    seen: set[str] = set()
+    done_own: set[str] = {extra}
+    while queue:
+        text, extras = queue.pop()
+        req = Requirement(text)
+        name = canonicalize_name(req.name)
+        if req.marker and not any(req.marker.evaluate({"extra": e}) for e in (extras or {""})):
+            continue
+        if name == own:
+            for e in req.extras - done_own:
+                done_own.add(e)
+                queue += [(r, frozenset()) for r in project["optional-dependencies"][e]]
+            continue
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            requires = metadata.requires(req.name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        queue += [(r, frozenset(req.extras)) for r in requires]
+    return seen
+
+
+def test_all_extra_installs_what_the_examples_import() -> None:
+    """README command 1: ``pip install -e '.[all]'`` is enough for every example."""
+    import ast
+    from importlib import metadata
+
+    from packaging.utils import canonicalize_name
+
+    installed = _extra_closure("all")
+    dists = metadata.packages_distributions()
+    for path in (ROOT / "examples").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top in ("_common", "langgraph_actionckpt"):
+                    continue
+                assert top in dists, (path.name, top)
+                providers = {canonicalize_name(d) for d in dists[top]}
+                assert providers & installed, f"{path.name} imports {top}, not in [all]"
+
+
+def test_notebooks_extra_and_readme_line() -> None:
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    names = " ".join(extras["notebooks"])
+    for want in ("langgraph-actionckpt[all]", "jupyterlab", "pandas", "matplotlib"):
+        assert want in names, want
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install -e '.[notebooks]' && jupyter lab notebooks/" in readme
+
+
+def test_readme_documents_the_test_environment() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for var in (
+        "ACTIONCKPT_TEST_HOME",
+        "ACTIONCKPT_TEST_PG15",
+        "ACTIONCKPT_REQUIRE_PG15=1",
+        "$ACTIONCKPT_HOME/tests/pg18",
+    ):
+        assert var in readme, var
+
+
+def test_docker_compose_is_pinned_healthchecked_and_off_the_default_ports() -> None:
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    readme = (ROOT / "README.md").read_text()
+    for name, service in compose["services"].items():
+        image = service["image"]
+        tag = image.rpartition(":")[2]
+        assert ":" in image and tag != "latest" and re.search(r"\d+\.\d+", tag), image
+        assert service.get("healthcheck", {}).get("test"), name
+        for mapping in service["ports"]:
+            host = mapping.split(":")[0]
+            assert host not in ("5432", "6432"), (name, mapping)
+            assert host in readme, (name, host)

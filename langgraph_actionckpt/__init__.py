@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         ActionCallbackHandler,
         AsyncActionCallbackHandler,
     )
+    from langgraph_actionckpt._config import SaverOptions
     from langgraph_actionckpt.actions.records import ActionRecord
     from langgraph_actionckpt.aio import AsyncActionSaver
     from langgraph_actionckpt.embedded import embedded_dsn, stop_embedded
@@ -55,6 +56,7 @@ _LAZY = {
     "action": ".replay",
     "current_action": ".replay",
     "ActionSaver": ".saver",
+    "SaverOptions": "._config",
     "Metrics": ".ops.metrics",
     "VectorIndex": ".ops.vector",
     "BackgroundEmbedder": ".ops.vector",
@@ -76,6 +78,7 @@ __all__ = [
     "InFlightActionError",
     "Metrics",
     "MigrationError",
+    "SaverOptions",
     "SerializationError",
     "ThreadBusyError",
     "VectorIndex",

@@ -93,6 +93,8 @@ def formatted(text: str, path: Path) -> str:
     """``text`` as ruff would format and import-sort it at ``path``."""
     fixed = subprocess.run(
         [
+            sys.executable,
+            "-m",
             "ruff",
             "check",
             "--fix-only",
@@ -110,7 +112,7 @@ def formatted(text: str, path: Path) -> str:
         cwd=ROOT,
     ).stdout
     return subprocess.run(
-        ["ruff", "format", "--stdin-filename", str(path), "-"],
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(path), "-"],
         input=fixed,
         capture_output=True,
         text=True,

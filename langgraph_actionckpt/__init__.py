@@ -32,11 +32,11 @@ from langgraph_actionckpt.errors import (
 )
 
 if TYPE_CHECKING:
+    from langgraph_actionckpt._config import SaverOptions
     from langgraph_actionckpt.actions.callbacks import (
         ActionCallbackHandler,
         AsyncActionCallbackHandler,
     )
-    from langgraph_actionckpt._config import SaverOptions
     from langgraph_actionckpt.actions.records import ActionRecord
     from langgraph_actionckpt.aio import AsyncActionSaver
     from langgraph_actionckpt.embedded import embedded_dsn, stop_embedded

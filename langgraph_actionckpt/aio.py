@@ -30,15 +30,13 @@ class AsyncActionSaver(AsyncSaverBase):
 
     Args:
         conn: A psycopg ``AsyncConnection`` (autocommit) or ``AsyncConnectionPool``.
-        options: All options at once, as a :class:`~langgraph_actionckpt.SaverOptions`
-            (then pass none of the keywords below).
-        schema, serde, pipeline, record_nodes, delta_policy, delta_cache_bytes,
-            compress_min, replay, lease, lease_timeout, metrics, defer_writes,
-            durable_writes, durable_timeout, writer_batch_size, writer_interval,
-            group_commit: The saver options, each documented on
-            :class:`~langgraph_actionckpt.SaverOptions` (same defaults).
-            ``group_commit`` applies with a pool: checkpoints stored while
-            others are being written share one transaction.
+        options: A :class:`~langgraph_actionckpt.SaverOptions`, in place of the
+            option keywords.
+        schema: The PostgreSQL schema. It and every other field of
+            :class:`~langgraph_actionckpt.SaverOptions` is a keyword argument with
+            the same default (the keywords of ``ActionSaver``). With a pool,
+            ``group_commit`` lets checkpoints stored while others are being
+            written share one transaction.
     """
 
     def _open(

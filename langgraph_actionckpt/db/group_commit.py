@@ -16,7 +16,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt.db._async_driver import AsyncDriver
-from langgraph_actionckpt.db._driver_base import AsyncReconnect, logger
+from langgraph_actionckpt.db._driver_base import logger
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
 __all__ = ["MAX_GROUP", "GroupCommitDriver"]
@@ -28,21 +28,16 @@ class GroupCommitDriver(AsyncDriver):
     Args:
         conn: A psycopg AsyncConnectionPool (on a bare connection nothing can be
             grouped and every write takes the ordinary path).
-        pipeline: Run multi-statement plans in psycopg pipeline mode.
-        reconnect: See :class:`AsyncDriver`.
+        **driver_options: As for :class:`AsyncDriver` (``pipeline``, ``reconnect``).
 
     Attributes:
         grouped: Plans committed as part of a group (observability, tests).
     """
 
     def __init__(
-        self,
-        conn: psycopg.AsyncConnection[Any] | AsyncConnectionPool[Any],
-        *,
-        pipeline: bool = False,
-        reconnect: AsyncReconnect | None = None,
+        self, conn: psycopg.AsyncConnection[Any] | AsyncConnectionPool[Any], **driver_options: Any
     ) -> None:
-        super().__init__(conn, pipeline=pipeline, reconnect=reconnect)
+        super().__init__(conn, **driver_options)
         # queued plans and the flushers draining them
         self._groups: list[tuple[PlanFactory[Any], asyncio.Future[Any]]] = []
         self._flushers = 0

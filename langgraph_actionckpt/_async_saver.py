@@ -1,8 +1,8 @@
 """The savers' body: their constructor and I/O methods, written once.
 
-``_async_saver.py`` is the source (:class:`AsyncSaverBase`, the body of
+``_async_saver.py`` is the source (:class:`AsyncActionLogIO`, the body of
 :class:`~langgraph_actionckpt.AsyncActionSaver`); ``.ci/gen_sync.py`` generates
-``_sync_saver.py`` (:class:`SyncSaverBase`, the body of
+``_sync_saver.py`` (:class:`SyncActionLogIO`, the body of
 :class:`~langgraph_actionckpt.ActionSaver`) from it: ``async`` and ``await``
 dropped, ``aput`` -> ``put`` and the other names of its ``REPLACEMENTS``. Edit the
 async file, then run ``python .ci/gen_sync.py``; docstrings here are read in both
@@ -55,10 +55,10 @@ async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
 
 
 class AsyncSaverBase(SaverCore):
-    """The constructor and every I/O method of a saver.
+    """The constructor and the checkpoint I/O methods of a saver.
 
-    The public saver subclasses it and provides :meth:`_open` (its driver and
-    action writer).
+    The public saver subclasses it (through :class:`AsyncActionLogIO`) and
+    provides :meth:`_open` (its driver and action writer).
     """
 
     driver: AsyncDriver
@@ -261,7 +261,32 @@ class AsyncSaverBase(SaverCore):
         """Per-channel writes and seed along the parent chain (one ancestor query)."""
         return await self._run(lambda: self._plan_delta_history(config, channels))
 
-    # ------------------------------------------------------------ action log
+    # ------------------------------------------------- held writes, closing
+
+    async def aflush_writes(self) -> None:
+        """Write pending writes held for the next checkpoint now (see ``put_writes``)."""
+        if self._pending:
+            await self._run(self._plan_flush_pending)
+
+    async def _aflush_writes_on_tick(self) -> None:
+        if self._pending:
+            await self._run(self._plan_flush_on_tick)
+
+    def _on_pending(self) -> None:
+        self.writer.start()
+
+    async def aclose(self) -> None:
+        """Write held writes and queued action rows, and stop the background writer."""
+        try:
+            await self.driver.drain()
+            await self.aflush_writes()
+        finally:
+            await self.writer.aclose()
+            release_all(self)
+
+
+class AsyncActionLogIO(AsyncSaverBase):
+    """The action log's reads and writes."""
 
     async def alist_actions(
         self,
@@ -349,24 +374,3 @@ class AsyncSaverBase(SaverCore):
         """
         await self.writer.aflush()
         await self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
-
-    async def aflush_writes(self) -> None:
-        """Write pending writes held for the next checkpoint now (see ``put_writes``)."""
-        if self._pending:
-            await self._run(self._plan_flush_pending)
-
-    async def _aflush_writes_on_tick(self) -> None:
-        if self._pending:
-            await self._run(self._plan_flush_on_tick)
-
-    def _on_pending(self) -> None:
-        self.writer.start()
-
-    async def aclose(self) -> None:
-        """Write held writes and queued action rows, and stop the background writer."""
-        try:
-            await self.driver.drain()
-            await self.aflush_writes()
-        finally:
-            await self.writer.aclose()
-            release_all(self)

@@ -2,9 +2,9 @@
 # Edit the async source, not this file, then run: python .ci/gen_sync.py
 """The savers' body: their constructor and I/O methods, written once.
 
-``_async_saver.py`` is the source (:class:`AsyncSaverBase`, the body of
+``_async_saver.py`` is the source (:class:`AsyncActionLogIO`, the body of
 :class:`~langgraph_actionckpt.AsyncActionSaver`); ``.ci/gen_sync.py`` generates
-``_sync_saver.py`` (:class:`SyncSaverBase`, the body of
+``_sync_saver.py`` (:class:`SyncActionLogIO`, the body of
 :class:`~langgraph_actionckpt.ActionSaver`) from it: ``async`` and ``await``
 dropped, ``aput`` -> ``put`` and the other names of its ``REPLACEMENTS``. Edit the
 async file, then run ``python .ci/gen_sync.py``; docstrings here are read in both
@@ -57,10 +57,10 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
 
 
 class SyncSaverBase(SaverCore):
-    """The constructor and every I/O method of a saver.
+    """The constructor and the checkpoint I/O methods of a saver.
 
-    The public saver subclasses it and provides :meth:`_open` (its driver and
-    action writer).
+    The public saver subclasses it (through :class:`AsyncActionLogIO`) and
+    provides :meth:`_open` (its driver and action writer).
     """
 
     driver: SyncDriver
@@ -260,7 +260,32 @@ class SyncSaverBase(SaverCore):
         """Per-channel writes and seed along the parent chain (one ancestor query)."""
         return self._run(lambda: self._plan_delta_history(config, channels))
 
-    # ------------------------------------------------------------ action log
+    # ------------------------------------------------- held writes, closing
+
+    def flush_writes(self) -> None:
+        """Write pending writes held for the next checkpoint now (see ``put_writes``)."""
+        if self._pending:
+            self._run(self._plan_flush_pending)
+
+    def _flush_writes_on_tick(self) -> None:
+        if self._pending:
+            self._run(self._plan_flush_on_tick)
+
+    def _on_pending(self) -> None:
+        self.writer.start()
+
+    def close(self) -> None:
+        """Write held writes and queued action rows, and stop the background writer."""
+        try:
+            self.driver.drain()
+            self.flush_writes()
+        finally:
+            self.writer.close()
+            release_all(self)
+
+
+class SyncActionLogIO(SyncSaverBase):
+    """The action log's reads and writes."""
 
     def list_actions(
         self,
@@ -348,24 +373,3 @@ class SyncSaverBase(SaverCore):
         """
         self.writer.flush()
         self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
-
-    def flush_writes(self) -> None:
-        """Write pending writes held for the next checkpoint now (see ``put_writes``)."""
-        if self._pending:
-            self._run(self._plan_flush_pending)
-
-    def _flush_writes_on_tick(self) -> None:
-        if self._pending:
-            self._run(self._plan_flush_on_tick)
-
-    def _on_pending(self) -> None:
-        self.writer.start()
-
-    def close(self) -> None:
-        """Write held writes and queued action rows, and stop the background writer."""
-        try:
-            self.driver.drain()
-            self.flush_writes()
-        finally:
-            self.writer.close()
-            release_all(self)

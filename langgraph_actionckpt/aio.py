@@ -8,7 +8,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from langgraph_actionckpt._async_saver import AsyncSaverBase
+from langgraph_actionckpt._async_saver import AsyncActionLogIO
 from langgraph_actionckpt._contracts import register_saver_class
 from langgraph_actionckpt._saver_base import on_loop, on_loop_iter
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
@@ -16,7 +16,7 @@ from langgraph_actionckpt.db.driver import AsyncDriver
 from langgraph_actionckpt.db.group_commit import GroupCommitDriver
 
 
-class AsyncActionSaver(AsyncSaverBase):
+class AsyncActionSaver(AsyncActionLogIO):
     """The async twin of :class:`~langgraph_actionckpt.ActionSaver`.
 
     Same schema, same SQL, same options; I/O runs on psycopg's async
@@ -63,23 +63,23 @@ class AsyncActionSaver(AsyncSaverBase):
     # mypy matches a twin of a BaseCheckpointSaver method against the base's
     # signature, whose ``self`` is the base class; ours take our own saver.
 
-    list = on_loop_iter(AsyncSaverBase.alist)  # type: ignore[arg-type]
-    get_tuple = on_loop(AsyncSaverBase.aget_tuple)  # type: ignore[arg-type]
-    put = on_loop(AsyncSaverBase.aput)  # type: ignore[arg-type]
-    put_writes = on_loop(AsyncSaverBase.aput_writes)  # type: ignore[arg-type]
-    delete_thread = on_loop(AsyncSaverBase.adelete_thread)  # type: ignore[arg-type]
-    delete_for_runs = on_loop(AsyncSaverBase.adelete_for_runs)  # type: ignore[arg-type]
-    copy_thread = on_loop(AsyncSaverBase.acopy_thread)  # type: ignore[arg-type]
-    prune = on_loop(AsyncSaverBase.aprune)  # type: ignore[arg-type]
-    get_delta_channel_history = on_loop(AsyncSaverBase.aget_delta_channel_history)  # type: ignore[arg-type]
-    list_actions = on_loop(AsyncSaverBase.alist_actions)
-    get_action = on_loop(AsyncSaverBase.aget_action)
-    last_action = on_loop(AsyncSaverBase.alast_action)
-    export_actions_jsonl = on_loop(AsyncSaverBase.aexport_actions_jsonl)
-    record_actions = on_loop(AsyncSaverBase.arecord_actions)
-    resolve_action = on_loop(AsyncSaverBase.aresolve_action)
-    flush_writes = on_loop(AsyncSaverBase.aflush_writes)
-    close = on_loop(AsyncSaverBase.aclose)
+    list = on_loop_iter(AsyncActionLogIO.alist)  # type: ignore[arg-type]
+    get_tuple = on_loop(AsyncActionLogIO.aget_tuple)  # type: ignore[arg-type]
+    put = on_loop(AsyncActionLogIO.aput)  # type: ignore[arg-type]
+    put_writes = on_loop(AsyncActionLogIO.aput_writes)  # type: ignore[arg-type]
+    delete_thread = on_loop(AsyncActionLogIO.adelete_thread)  # type: ignore[arg-type]
+    delete_for_runs = on_loop(AsyncActionLogIO.adelete_for_runs)  # type: ignore[arg-type]
+    copy_thread = on_loop(AsyncActionLogIO.acopy_thread)  # type: ignore[arg-type]
+    prune = on_loop(AsyncActionLogIO.aprune)  # type: ignore[arg-type]
+    get_delta_channel_history = on_loop(AsyncActionLogIO.aget_delta_channel_history)  # type: ignore[arg-type]
+    list_actions = on_loop(AsyncActionLogIO.alist_actions)
+    get_action = on_loop(AsyncActionLogIO.aget_action)
+    last_action = on_loop(AsyncActionLogIO.alast_action)
+    export_actions_jsonl = on_loop(AsyncActionLogIO.aexport_actions_jsonl)
+    record_actions = on_loop(AsyncActionLogIO.arecord_actions)
+    resolve_action = on_loop(AsyncActionLogIO.aresolve_action)
+    flush_writes = on_loop(AsyncActionLogIO.aflush_writes)
+    close = on_loop(AsyncActionLogIO.aclose)
 
 
 register_saver_class(AsyncActionSaver)

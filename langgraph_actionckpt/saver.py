@@ -15,7 +15,7 @@ from langgraph_actionckpt._saver_base import (
     install_hooks,
     pool_options,
 )
-from langgraph_actionckpt._sync_saver import SyncSaverBase
+from langgraph_actionckpt._sync_saver import SyncActionLogIO
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.db.driver import SyncDriver
 
@@ -23,7 +23,7 @@ from langgraph_actionckpt.db.driver import SyncDriver
 __all__ = ["ActionSaver", "connect_kwargs", "install_hooks", "pool_options"]
 
 
-class ActionSaver(SyncSaverBase):
+class ActionSaver(SyncActionLogIO):
     """A LangGraph checkpoint saver on PostgreSQL that also keeps the action log.
 
     Pass it as ``builder.compile(checkpointer=saver)``. It implements every
@@ -61,24 +61,24 @@ class ActionSaver(SyncSaverBase):
     # mypy matches a twin of a BaseCheckpointSaver method against the base's
     # signature, whose ``self`` is the base class; ours take our own saver.
 
-    alist = in_thread_iter(SyncSaverBase.list)  # type: ignore[arg-type]
-    asetup = in_thread(SyncSaverBase.setup)
-    aclose = in_thread(SyncSaverBase.close)
-    aflush_writes = in_thread(SyncSaverBase.flush_writes)
-    aget_tuple = in_thread(SyncSaverBase.get_tuple)  # type: ignore[arg-type]
-    aput = in_thread(SyncSaverBase.put)  # type: ignore[arg-type]
-    aput_writes = in_thread(SyncSaverBase.put_writes)  # type: ignore[arg-type]
-    adelete_thread = in_thread(SyncSaverBase.delete_thread)  # type: ignore[arg-type]
-    adelete_for_runs = in_thread(SyncSaverBase.delete_for_runs)  # type: ignore[arg-type]
-    acopy_thread = in_thread(SyncSaverBase.copy_thread)  # type: ignore[arg-type]
-    aprune = in_thread(SyncSaverBase.prune)  # type: ignore[arg-type]
-    aget_delta_channel_history = in_thread(SyncSaverBase.get_delta_channel_history)  # type: ignore[arg-type]
-    alist_actions = in_thread(SyncSaverBase.list_actions)
-    aget_action = in_thread(SyncSaverBase.get_action)
-    alast_action = in_thread(SyncSaverBase.last_action)
-    aexport_actions_jsonl = in_thread(SyncSaverBase.export_actions_jsonl)
-    arecord_actions = in_thread(SyncSaverBase.record_actions)
-    aresolve_action = in_thread(SyncSaverBase.resolve_action)
+    alist = in_thread_iter(SyncActionLogIO.list)  # type: ignore[arg-type]
+    asetup = in_thread(SyncActionLogIO.setup)
+    aclose = in_thread(SyncActionLogIO.close)
+    aflush_writes = in_thread(SyncActionLogIO.flush_writes)
+    aget_tuple = in_thread(SyncActionLogIO.get_tuple)  # type: ignore[arg-type]
+    aput = in_thread(SyncActionLogIO.put)  # type: ignore[arg-type]
+    aput_writes = in_thread(SyncActionLogIO.put_writes)  # type: ignore[arg-type]
+    adelete_thread = in_thread(SyncActionLogIO.delete_thread)  # type: ignore[arg-type]
+    adelete_for_runs = in_thread(SyncActionLogIO.delete_for_runs)  # type: ignore[arg-type]
+    acopy_thread = in_thread(SyncActionLogIO.copy_thread)  # type: ignore[arg-type]
+    aprune = in_thread(SyncActionLogIO.prune)  # type: ignore[arg-type]
+    aget_delta_channel_history = in_thread(SyncActionLogIO.get_delta_channel_history)  # type: ignore[arg-type]
+    alist_actions = in_thread(SyncActionLogIO.list_actions)
+    aget_action = in_thread(SyncActionLogIO.get_action)
+    alast_action = in_thread(SyncActionLogIO.last_action)
+    aexport_actions_jsonl = in_thread(SyncActionLogIO.export_actions_jsonl)
+    arecord_actions = in_thread(SyncActionLogIO.record_actions)
+    aresolve_action = in_thread(SyncActionLogIO.resolve_action)
 
 
 register_saver_class(ActionSaver)

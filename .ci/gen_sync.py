@@ -27,6 +27,8 @@ PKG = ROOT / "langgraph_actionckpt"
 
 # (async source, generated sync file), relative to the package.
 PAIRS: list[tuple[str, str]] = [
+    ("db/_async_driver.py", "db/_sync_driver.py"),
+    ("_async_saver.py", "_sync_saver.py"),
 ]
 
 # Project names that unasync's rules do not map by themselves.
@@ -44,9 +46,39 @@ REPLACEMENTS: dict[str, str] = {
     "asynccontextmanager": "contextmanager",
     "aclose": "close",
     "aclosing": "closing",
+    "AsyncExitStack": "ExitStack",
+    "enter_async_context": "enter_context",
+    "push_async_callback": "callback",
+    "asleep": "sleep",
+    "async_gate": "sync_gate",
+    "_async_driver": "_sync_driver",
+    "_async_saver": "_sync_saver",
+    # the saver's API: LangGraph names the async methods a<name>
+    "aput": "put",
+    "aput_writes": "put_writes",
+    "aget_tuple": "get_tuple",
+    "alist": "list",
+    "adelete_thread": "delete_thread",
+    "adelete_for_runs": "delete_for_runs",
+    "acopy_thread": "copy_thread",
+    "aprune": "prune",
+    "aget_delta_channel_history": "get_delta_channel_history",
+    "alist_actions": "list_actions",
+    "aget_action": "get_action",
+    "alast_action": "last_action",
+    "aexport_actions_jsonl": "export_actions_jsonl",
+    "arecord_actions": "record_actions",
+    "aresolve_action": "resolve_action",
+    "aflush_writes": "flush_writes",
+    "_aflush_writes_on_tick": "_flush_writes_on_tick",
+    "aflush": "flush",
+    "aembedded_dsn": "embedded_dsn",
 }
 
-HEADER = "# Generated from {src} by .ci/gen_sync.py; edit the async source, not this file.\n"
+HEADER = (
+    "# Generated from {src} by .ci/gen_sync.py.\n"
+    "# Edit the async source, not this file, then run: python .ci/gen_sync.py\n"
+)
 
 
 def generate(src: Path) -> str:
@@ -60,12 +92,32 @@ def generate(src: Path) -> str:
 def formatted(text: str, path: Path) -> str:
     """``text`` as ruff would format and import-sort it at ``path``."""
     fixed = subprocess.run(
-        ["ruff", "check", "--fix-only", "--select", "I,F401", "--stdin-filename", str(path), "-"],
-        input=text, capture_output=True, text=True, check=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--fix-only",
+            "--unsafe-fixes",
+            "--select",
+            "I,F401,UP028",
+            "--stdin-filename",
+            str(path),
+            "-",
+        ],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     ).stdout
     return subprocess.run(
-        ["ruff", "format", "--stdin-filename", str(path), "-"],
-        input=fixed, capture_output=True, text=True, check=True, cwd=ROOT,
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(path), "-"],
+        input=fixed,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     ).stdout
 
 

@@ -32,6 +32,7 @@ from langgraph_actionckpt.errors import (
 )
 
 if TYPE_CHECKING:
+    from langgraph_actionckpt._config import SaverOptions
     from langgraph_actionckpt.actions.callbacks import (
         ActionCallbackHandler,
         AsyncActionCallbackHandler,
@@ -55,6 +56,7 @@ _LAZY = {
     "action": ".replay",
     "current_action": ".replay",
     "ActionSaver": ".saver",
+    "SaverOptions": "._config",
     "Metrics": ".ops.metrics",
     "VectorIndex": ".ops.vector",
     "BackgroundEmbedder": ".ops.vector",
@@ -76,6 +78,7 @@ __all__ = [
     "InFlightActionError",
     "Metrics",
     "MigrationError",
+    "SaverOptions",
     "SerializationError",
     "ThreadBusyError",
     "VectorIndex",

@@ -36,6 +36,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
+from langgraph_actionckpt._config import SaverOptions
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, plan_get, plan_list
@@ -117,48 +118,33 @@ class SaverCore(BaseCheckpointSaver[str]):
     # Provided by the sync and async subclasses (declared for the shared code).
     writer: Any
 
-    def __init__(
-        self,
-        *,
-        schema: str = DEFAULT_SCHEMA,
-        serde: SerializerProtocol | None = None,
-        record_nodes: bool = True,
-        delta_policy: DeltaPolicy | None = None,
-        delta_cache_bytes: int = 64 * 1024 * 1024,
-        compress_min: int = 256,
-        replay: bool = True,
-        durable_timeout: float = 5.0,
-        durable_writes: bool = False,
-        lease: str = "wait",
-        lease_timeout: float = 300.0,
-        metrics: Any = None,
-        defer_writes: bool = True,
-    ) -> None:
-        super().__init__(serde=serde or default_serde())
-        self.schema = validate_schema(schema)
+    def __init__(self, options: SaverOptions) -> None:
+        super().__init__(serde=options.serde or default_serde())
+        self.options = options
+        self.schema = options.schema  # checked by SaverOptions
         self.queries = Queries(self.schema)
         self.action_queries = ActionQueries(self.schema)
-        self.record_nodes = record_nodes
-        self.delta_policy = delta_policy or DeltaPolicy()
-        self._lists = ListCache(delta_cache_bytes)
-        self.compress_min = compress_min
+        self.record_nodes = options.record_nodes
+        self.delta_policy = options.delta_policy or DeltaPolicy()
+        self._lists = ListCache(options.delta_cache_bytes)
+        self.compress_min = options.compress_min
         self._is_setup = False
         # checkpoint id -> step, so node rows get their step without a lookup
         self._steps: dict[tuple[str, str, str], int] = {}
-        self.replay = replay
-        self.durable_timeout = durable_timeout
-        self.durable_writes = durable_writes
-        self.defer_writes = defer_writes
+        self.replay = options.replay
+        self.durable_timeout = options.durable_timeout
+        self.durable_writes = options.durable_writes
+        self.defer_writes = options.defer_writes
         self._pending: dict[tuple[str, str], list[_WriteCall]] = {}
         self._pending_lock = threading.Lock()
-        if lease not in ("wait", "error", "off"):
-            raise ConfigurationError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
-        self.lease_mode = lease
-        self.lease_timeout = lease_timeout
+        self.lease_mode = options.lease
+        self.lease_timeout = options.lease_timeout
         self.conninfo: str | None = None  # set by the subclasses, for dedicated connections
         self._durable: OrderedDict[str, None] = OrderedDict()
         self._durable_cv = threading.Condition()
-        self.metrics: MetricsSink = metrics if metrics is not None else NullMetrics()
+        self.metrics: MetricsSink = (
+            options.metrics if options.metrics is not None else NullMetrics()
+        )
         self._allowed_types: set[tuple[str, ...]] = set()
         self._serde_lock = threading.Lock()
 

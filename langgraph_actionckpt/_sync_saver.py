@@ -1,0 +1,375 @@
+# Generated from langgraph_actionckpt/_async_saver.py by .ci/gen_sync.py.
+# Edit the async source, not this file, then run: python .ci/gen_sync.py
+"""The savers' body: their constructor and I/O methods, written once.
+
+``_async_saver.py`` is the source (:class:`AsyncActionLogIO`, the body of
+:class:`~langgraph_actionckpt.AsyncActionSaver`); ``.ci/gen_sync.py`` generates
+``_sync_saver.py`` (:class:`SyncActionLogIO`, the body of
+:class:`~langgraph_actionckpt.ActionSaver`) from it: ``async`` and ``await``
+dropped, ``aput`` -> ``put`` and the other names of its ``REPLACEMENTS``. Edit the
+async file, then run ``python .ci/gen_sync.py``; docstrings here are read in both
+worlds. The public classes (``aio.py``, ``saver.py``) add what differs: the
+driver and writer they use, and their bridges to the other world.
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from datetime import datetime
+from typing import Any, Self
+
+import psycopg
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    DeltaChannelHistory,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from psycopg_pool import ConnectionPool
+
+from langgraph_actionckpt._config import DEFAULTS, SaverOptions
+from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
+from langgraph_actionckpt._saver_base import (
+    connect_kwargs,
+    conninfo_of,
+    embedded_dsn,
+    install_hooks,
+    pool_options,
+)
+from langgraph_actionckpt.actions.records import ActionRecord, plan_upsert, records_to_jsonl
+from langgraph_actionckpt.actions.writer import SyncActionWriter
+from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
+from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
+from langgraph_actionckpt.db.driver import PlanFactory, SyncDriver, T, configure_connection
+from langgraph_actionckpt.db.lease import release_all
+
+_D = DEFAULTS  # the keyword defaults below are SaverOptions' own
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    configure_connection(conn)
+
+
+class SyncSaverBase(SaverCore):
+    """The constructor and the checkpoint I/O methods of a saver.
+
+    The public saver subclasses it (through :class:`AsyncActionLogIO`) and
+    provides :meth:`_open` (its driver and action writer).
+    """
+
+    driver: SyncDriver
+    writer: SyncActionWriter
+
+    def __init__(
+        self,
+        conn: psycopg.Connection[Any] | ConnectionPool[Any],
+        *,
+        options: SaverOptions | None = None,
+        schema: str = _D.schema,
+        serde: SerializerProtocol | None = _D.serde,
+        pipeline: bool = _D.pipeline,
+        record_nodes: bool = _D.record_nodes,
+        delta_policy: DeltaPolicy | None = _D.delta_policy,
+        delta_cache_bytes: int = _D.delta_cache_bytes,
+        compress_min: int = _D.compress_min,
+        replay: bool = _D.replay,
+        lease: str = _D.lease,
+        lease_timeout: float = _D.lease_timeout,
+        metrics: MetricsSink | None = _D.metrics,
+        defer_writes: bool = _D.defer_writes,
+        durable_writes: bool = _D.durable_writes,
+        durable_timeout: float = _D.durable_timeout,
+        writer_batch_size: int = _D.writer_batch_size,
+        writer_interval: float = _D.writer_interval,
+        group_commit: bool = _D.group_commit,
+        _reconnect: Any = None,
+    ) -> None:
+        # every keyword above but conn, options and _reconnect is a SaverOptions field
+        opts = SaverOptions.of(options, locals())
+        super().__init__(opts)
+        install_hooks(opts.replay)
+        self.conninfo = conninfo_of(conn)
+        self.conn = conn
+        self._open(conn, _reconnect)
+
+    def _open(self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any) -> None:
+        """Set ``self.driver`` and ``self.writer`` (each saver its own)."""
+        raise NotImplementedError
+
+    def _writer_options(self) -> dict[str, Any]:
+        """The action writer's settings, from the options."""
+        return {
+            "batch_size": self.options.writer_batch_size,
+            "interval": self.options.writer_interval,
+            "on_depth": self.metrics.set_queue_depth,
+        }
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(
+        cls,
+        dsn: str | None = None,
+        *,
+        pool_size: int = 10,
+        pool_check: bool = False,
+        max_idle: float = 300.0,
+        max_lifetime: float = 3600.0,
+        prepare_threshold: int | None = 5,
+        setup: bool = False,
+        **options: Any,
+    ) -> Iterator[Self]:
+        """Open a saver from a connection string; closing it closes its connections.
+
+        Args:
+            dsn: libpq connection string or URL. ``None`` uses ``ACTIONCKPT_DSN``
+                and, when that is unset, the embedded PostgreSQL.
+            pool_size: Connections in the pool; ``0`` uses one connection.
+            pool_check: Check a pooled connection before handing it out (a round
+                trip per operation). Off by default: an operation that finds its
+                connection dead (reaped while idle, server restarted) is retried
+                once on a fresh connection anyway.
+            max_idle: Seconds a pooled connection may stay idle.
+            max_lifetime: Seconds before a pooled connection is replaced.
+            prepare_threshold: psycopg's server-side prepare threshold; ``None``
+                disables prepared statements (transaction-mode pgbouncer).
+            setup: Run :meth:`setup` before yielding.
+            **options: The saver's options (``schema=``, ``serde=``,
+                ``pipeline=``... each a field of
+                :class:`~langgraph_actionckpt.SaverOptions`), or ``options=``.
+        """
+        conninfo = dsn or env_dsn() or embedded_dsn()
+        ckw = connect_kwargs(prepare_threshold)
+        with ExitStack() as stack:
+            if pool_size <= 0:
+
+                def reconnect() -> psycopg.Connection[Any]:
+                    return psycopg.Connection.connect(conninfo, **ckw)
+
+                saver = cls(reconnect(), _reconnect=reconnect, **options)
+                # the driver's connection: the first one, or its replacement
+                stack.callback(lambda: saver.driver.conn.close())
+            else:
+                pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+                    conninfo,
+                    connection_class=psycopg.Connection,
+                    check=ConnectionPool.check_connection if pool_check else None,
+                    configure=_configure,
+                    **pool_options(pool_size, ckw, max_idle, max_lifetime),
+                )
+                stack.enter_context(pool)
+                saver = cls(pool, **options)
+            saver.conninfo = conninfo
+            try:
+                if setup:
+                    saver.setup()
+                yield saver
+            finally:
+                saver.close()
+
+    def _run(self, factory: PlanFactory[T]) -> T:
+        return self.driver.run(factory)
+
+    # ------------------------------------------------------------------ API
+
+    def setup(self) -> None:
+        """Create or migrate the schema. Idempotent and safe to run from many processes."""
+        if self._is_setup:
+            return
+        # CREATE INDEX CONCURRENTLY cannot run in a pipeline's implicit transaction
+        self.driver.run(self._plan_setup, pipeline=False)
+        self._is_setup = True
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        self.metrics.observe_get()
+        return self._run(lambda: self._plan_get_tuple(config))
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """List checkpoints newest first, fetched in pages with one blob query per page."""
+        for plan in self._plan_list(config, filter, before, limit):
+            tuples, _more = self._run(plan)
+            yield from tuples
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store a checkpoint and the channel values that changed (one statement)."""
+        run = self.driver.run_write
+        if isinstance(self.metrics, NullMetrics):
+            return run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        t0 = time.perf_counter()
+        out = run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        self.metrics.observe_put(time.perf_counter() - t0)
+        return out
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's writes and its ``node`` action row.
+
+        Regular writes are held and stored with the thread's next checkpoint (one
+        round trip per superstep); see ``SaverCore._prepare_writes``.
+        """
+        call = self._prepare_writes(config, writes, task_id, task_path)
+        if call is not None:
+            self._run(lambda: self._plan_write_call(call))
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, write, blob and action of a thread."""
+        self._run(lambda: self._plan_delete_thread(thread_id))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints, writes and actions created by the given runs."""
+        self._run(lambda: self._plan_delete_for_runs(run_ids))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
+        self._run(lambda: self._plan_copy_thread(source_thread_id, target_thread_id))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all.
+
+        Blobs that a kept checkpoint needs, delta chains included, are kept.
+        """
+        self._run(lambda: self._plan_prune(thread_ids, strategy))
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """Per-channel writes and seed along the parent chain (one ancestor query)."""
+        return self._run(lambda: self._plan_delta_history(config, channels))
+
+    # ------------------------------------------------- held writes, closing
+
+    def flush_writes(self) -> None:
+        """Write pending writes held for the next checkpoint now (see ``put_writes``)."""
+        if self._pending:
+            self._run(self._plan_flush_pending)
+
+    def _flush_writes_on_tick(self) -> None:
+        if self._pending:
+            self._run(self._plan_flush_on_tick)
+
+    def _on_pending(self) -> None:
+        self.writer.start()
+
+    def close(self) -> None:
+        """Write held writes and queued action rows, and stop the background writer."""
+        try:
+            self.driver.drain()
+            self.flush_writes()
+        finally:
+            self.writer.close()
+            release_all(self)
+
+
+class SyncActionLogIO(SyncSaverBase):
+    """The action log's reads and writes."""
+
+    def list_actions(
+        self,
+        thread_id: str | None = None,
+        *,
+        action_type: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        node: str | None = None,
+        since: datetime | int | None = None,
+        run_id: str | None = None,
+        task_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[ActionRecord]:
+        """Actions of a thread (or all threads) in the order they were recorded.
+
+        Args:
+            thread_id: The thread; ``None`` for every thread.
+            action_type: One type or several (``llm_completion``, ``tool_call``...).
+            status: One status or several (``completed``, ``failed``...).
+            node: Only actions taken inside this graph node.
+            since: A datetime (started at or after) or a ``step_index`` (after).
+            run_id: Only actions of this run.
+            task_id: Only actions of this task.
+            limit: At most this many rows.
+        """
+        self.writer.flush()  # reads see every row recorded so far
+        filters = dict(
+            action_type=action_type,
+            status=status,
+            node=node,
+            since=since,
+            run_id=run_id,
+            task_id=task_id,
+            limit=limit,
+        )
+        rows = self._run(lambda: self._plan_list_actions(thread_id, **filters))
+        if rows:
+            self.metrics.observe_actions_read(rows)
+        return rows
+
+    def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        """One action by its idempotency key, or None."""
+        self.writer.flush()
+        return self._run(lambda: self._plan_get_action(thread_id, action_id))
+
+    def last_action(
+        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
+    ) -> ActionRecord | None:
+        """The last recorded action of a thread (by default the last completed one)."""
+        self.writer.flush()
+        return self._run(lambda: self._plan_last_action(thread_id, status))
+
+    def export_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
+        """A thread's (or one run's) actions as JSON Lines, one action per line."""
+        return records_to_jsonl(self.list_actions(thread_id, run_id=run_id))
+
+    def record_actions(self, records: Sequence[ActionRecord]) -> None:
+        """Write action records now, in one statement (used by the recorder)."""
+        t0 = time.perf_counter()
+        self._run(lambda: plan_upsert(self.action_queries, records))
+        self.metrics.observe_actions_written(records, time.perf_counter() - t0)
+
+    def resolve_action(
+        self,
+        thread_id: str,
+        action_id: str,
+        *,
+        output: Any = None,
+        retry: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """Settle an action whose outcome is unknown (see :class:`InFlightActionError`).
+
+        Args:
+            thread_id: The thread.
+            action_id: The action's idempotency key (from the error).
+            output: The result the action had: it is marked ``completed`` and the
+                resumed run receives this output instead of executing it.
+            retry: Allow one more execution instead (marks it ``failed``).
+            note: Free text stored in ``meta.resolution``.
+
+        Raises:
+            ConfigurationError: Neither or both of ``output`` and ``retry`` given,
+                or no such action.
+        """
+        self.writer.flush()
+        self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))

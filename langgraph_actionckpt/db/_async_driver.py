@@ -1,0 +1,191 @@
+"""A driver runs plans on a psycopg connection or pool.
+
+``_async_driver.py`` is the one source (:class:`AsyncDriver`); ``.ci/gen_sync.py``
+generates ``_sync_driver.py`` (:class:`SyncDriver`) from it, and docstrings here
+are read in both worlds. What differs between the worlds is in
+:mod:`langgraph_actionckpt.db._driver_base`. Group commit, which only the async
+saver does, builds on the async driver in :mod:`langgraph_actionckpt.db.group_commit`.
+
+A plan is retried once on a fresh connection when the connection broke under
+it (``pg_terminate_backend``, a server restart, a cloud proxy reaping an idle
+connection). Plans are written to be re-runnable: writes are upserts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import psycopg
+from psycopg.pq import TransactionStatus
+from psycopg_pool import AsyncConnectionPool
+
+from langgraph_actionckpt.db._driver_base import (
+    AsyncLock,
+    AsyncReconnect,
+    asleep,
+    async_gate,
+    configure_connection,
+    is_connection_lost,
+    logger,
+)
+from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
+
+
+class AsyncDriver:
+    """Runs plans on one connection or on a pool.
+
+    Args:
+        conn: A psycopg connection (shared under a lock) or a connection pool.
+        pipeline: Run multi-statement plans in psycopg pipeline mode.
+        reconnect: For a bare connection owned by the saver, a function that
+            opens a replacement when the connection breaks.
+    """
+
+    def __init__(
+        self,
+        conn: psycopg.AsyncConnection[Any] | AsyncConnectionPool[Any],
+        *,
+        pipeline: bool = False,
+        reconnect: AsyncReconnect | None = None,
+    ) -> None:
+        self.conn = conn
+        self.pipeline = pipeline
+        self.reconnect = reconnect
+        self.lock = AsyncLock()
+        self._gate = async_gate(conn)
+        self._pool_to_check = False
+        if isinstance(conn, psycopg.AsyncConnection):
+            configure_connection(conn)
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A connection for one plan (borrowed from the pool or the shared one, locked)."""
+        if isinstance(self.conn, AsyncConnectionPool):
+            async with self._gate, self.conn.connection() as conn:
+                yield conn
+        else:
+            async with self.lock:
+                conn = self.conn
+                if conn.closed and self.reconnect is not None:
+                    conn = self.conn = await self.reconnect()
+                    configure_connection(conn)
+                yield conn
+
+    async def run(self, factory: PlanFactory[T], *, pipeline: bool | None = None) -> T:
+        """Run the plan made by ``factory``; retry once on a fresh connection if ours broke.
+
+        Args:
+            factory: Makes the plan (called again for the retry).
+            pipeline: Override the driver's pipeline setting for this plan.
+        """
+        for attempt in (1, 2):
+            if self._pool_to_check and isinstance(self.conn, AsyncConnectionPool):
+                self._pool_to_check = False
+                await self.conn.check()
+            async with self.connection() as conn:
+                try:
+                    return await self.run_on(conn, factory(), pipeline)
+                except psycopg.OperationalError as exc:
+                    if attempt == 2 or not is_connection_lost(exc, conn):
+                        raise
+                    logger.warning("connection lost (%s); retrying on a fresh connection", exc)
+                    await self._discard(conn)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def run_write(self, factory: PlanFactory[T]) -> T:
+        """Run a checkpoint write: as :meth:`run` here; group commit groups them."""
+        return await self.run(factory)
+
+    async def drain(self) -> None:
+        """Wait for writes still in flight (none here; see group commit)."""
+
+    async def _discard(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        if isinstance(self.conn, AsyncConnectionPool):
+            # the pool drops this connection when it is returned; the others may
+            # have died too (a server restart), so check the idle ones now
+            self._pool_to_check = True
+            return
+        if self.reconnect is None:
+            return
+        try:
+            await conn.close()
+        finally:
+            fresh = await self.reconnect()
+            self.conn = fresh
+            configure_connection(fresh)
+
+    async def run_on(
+        self,
+        conn: psycopg.AsyncConnection[Any],
+        plan: Plan[T],
+        pipeline: bool | None = None,
+        first: Op | None = None,
+    ) -> T:
+        """Run ``plan`` on ``conn``; ``first``: an op the plan already yielded."""
+        try:
+            if self.pipeline if pipeline is None else pipeline:
+                async with conn.pipeline():
+                    return await _run_ops(conn, plan, first)
+            return await _run_ops(conn, plan, first)
+        except BaseException:
+            await _cleanup(conn)
+            raise
+        finally:
+            plan.close()
+
+
+async def _run_ops(conn: psycopg.AsyncConnection[Any], plan: Plan[T], first: Op | None) -> T:
+    async with conn.cursor(binary=True) as cur:
+        result: Any = None if first is None else await run_op(cur, first)
+        while True:
+            try:
+                op = plan.send(result)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            result = await run_op(cur, op)
+
+
+async def _cleanup(conn: psycopg.AsyncConnection[Any]) -> None:
+    """After a failed plan: end an open transaction and drop session advisory locks."""
+    if conn.closed or conn.broken:
+        return
+    try:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            await conn.execute("ROLLBACK")
+        await conn.execute("SELECT pg_advisory_unlock_all()")
+    except psycopg.Error:
+        pass
+
+
+async def run_op(cur: psycopg.AsyncCursor[Any], op: Op) -> Any:
+    """Run one op on ``cur`` and return its result (rows, or None)."""
+    fetch = op.fetch
+    if fetch == "sleep":
+        await asleep(op.params[0])  # type: ignore[index]
+        return None
+    if fetch == "begin":
+        await cur.execute("BEGIN")
+        return None
+    if fetch == "commit":
+        await cur.execute("COMMIT")
+        return None
+    if fetch == "rollback":
+        await cur.execute("ROLLBACK")
+        return None
+    if fetch == "many":
+        await cur.executemany(op.query, op.params or [])  # type: ignore[arg-type]
+        return None
+    if fetch == "copy":
+        async with cur.copy(op.query) as copy:  # type: ignore[arg-type]
+            for row in op.params or ():
+                await copy.write_row(row)
+        return None
+    prepare = True if op.prepare and cur.connection.prepare_threshold is not None else None
+    await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+    if fetch == "one":
+        return await cur.fetchone()
+    if fetch == "all":
+        return await cur.fetchall()
+    return None

@@ -1,0 +1,186 @@
+"""Group commit: concurrent checkpoint writes of the async saver share one transaction.
+
+With many graphs running at once on a pool, every checkpoint would pay its own
+pool borrow, round trip and WAL flush. :class:`GroupCommitDriver` queues the
+writes that arrive while others are being written and sends their first
+statements in one pipelined transaction. Only the async saver groups (its
+graphs share one event loop); the sync saver writes on its callers' threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from langgraph_actionckpt.db._async_driver import AsyncDriver
+from langgraph_actionckpt.db._driver_base import logger
+from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
+
+__all__ = ["MAX_GROUP", "GroupCommitDriver"]
+
+
+class GroupCommitDriver(AsyncDriver):
+    """An :class:`AsyncDriver` whose checkpoint writes (``run_write``) are grouped.
+
+    Args:
+        conn: A psycopg AsyncConnectionPool (on a bare connection nothing can be
+            grouped and every write takes the ordinary path).
+        **driver_options: As for :class:`AsyncDriver` (``pipeline``, ``reconnect``).
+
+    Attributes:
+        grouped: Plans committed as part of a group (observability, tests).
+    """
+
+    def __init__(
+        self, conn: psycopg.AsyncConnection[Any] | AsyncConnectionPool[Any], **driver_options: Any
+    ) -> None:
+        super().__init__(conn, **driver_options)
+        # queued plans and the flushers draining them
+        self._groups: list[tuple[PlanFactory[Any], asyncio.Future[Any]]] = []
+        self._flushers = 0
+        self._max_flushers = (
+            max(1, conn.max_size // 2) if isinstance(conn, AsyncConnectionPool) else 0
+        )
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.grouped = 0
+
+    async def run_grouped(self, factory: PlanFactory[T]) -> T:
+        """Run a write plan, committing it together with the ones queued meanwhile.
+
+        With many graphs running at once, every checkpoint would pay its own pool
+        borrow, round trip and WAL flush. Plans submitted while others are being
+        written wait and go out together: their first statements in one pipelined
+        transaction (one round trip, one commit), then whatever each plan does
+        next. A plan alone takes the ordinary path, and so does every plan of a
+        group that fails, so each caller gets its own outcome. Each call returns
+        only after its plan is committed.
+
+        Only plans whose first op executes without fetching qualify (puts);
+        others are run as by :meth:`run`.
+        """
+        if not self._max_flushers:
+            return await self.run(factory)
+        if self._flushers < self._max_flushers and not self._groups:
+            # Nothing waits: write it now, in this task (no hand-off, so a lone
+            # graph pays nothing); what arrives meanwhile queues up.
+            self._flushers += 1
+            try:
+                return await self.run(factory)
+            finally:
+                self._flushers -= 1
+                self._start_drains()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._groups.append((factory, future))
+        self._start_drains()
+        return await future
+
+    def _start_drains(self) -> None:
+        wanted = -(-len(self._groups) // MAX_GROUP)  # one drain per group's worth queued
+        while wanted > 0 and self._flushers < self._max_flushers:
+            wanted -= 1
+            self._flushers += 1
+            task = asyncio.get_running_loop().create_task(self._drain_groups())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Wait until every grouped write submitted so far is done."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _drain_groups(self) -> None:
+        try:
+            while self._groups:
+                group, self._groups = self._groups[:MAX_GROUP], self._groups[MAX_GROUP:]
+                if len(group) == 1:
+                    factory, future = group[0]
+                    await _settle(future, self.run(factory))
+                else:
+                    await self._write_group(group)
+        finally:
+            self._flushers -= 1
+
+    async def _write_group(self, group: list[tuple[PlanFactory[Any], asyncio.Future[Any]]]) -> None:
+        started: list[tuple[Plan[Any], Op, PlanFactory[Any], asyncio.Future[Any]]] = []
+        for factory, future in group:
+            plan = factory()
+            try:
+                op = next(plan)
+            except StopIteration as stop:  # nothing to write
+                _resolve(future, stop.value)
+                continue
+            except Exception as exc:  # noqa: BLE001 - the caller's error, not the group's
+                _fail(future, exc)
+                continue
+            if op.fetch != "none":
+                plan.close()
+                await _settle(future, self.run(factory))
+                continue
+            started.append((plan, op, factory, future))
+        if not started:
+            return
+        # Row locks are taken thread by thread in ascending order, as every
+        # multi-thread write of this package takes them: no two can deadlock.
+        started.sort(key=lambda item: item[1].lock_key)
+        try:
+            async with (
+                self.connection() as conn,
+                conn.pipeline(),
+                conn.transaction(),
+                conn.cursor(binary=True) as cur,
+            ):
+                for _plan, op, _factory, _future in started:
+                    prepare = True if op.prepare and conn.prepare_threshold is not None else None
+                    await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - retried one by one below
+            logger.debug(
+                "group of %d writes failed (%s); writing them one by one", len(started), exc
+            )
+            for plan, _op, factory, future in started:
+                plan.close()  # plans give back what they took (held writes) on close
+                await _settle(future, self.run(factory))
+            return
+        self.grouped += len(started)
+        for plan, _op, _factory, future in started:
+            await _settle(future, self._resume(plan))
+
+    async def _resume(self, plan: Plan[T]) -> T:
+        """Go on with a plan whose first op was committed in a group."""
+        try:
+            try:
+                op = plan.send(None)
+            except StopIteration as stop:  # the common case: nothing more to do
+                return stop.value  # type: ignore[no-any-return]
+            async with self.connection() as conn:
+                return await self.run_on(conn, plan, first=op)
+        finally:
+            plan.close()
+
+    run_write = run_grouped
+
+
+MAX_GROUP = 32
+"""At most this many plans share one group commit (each waits for the whole group)."""
+
+
+def _resolve(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _fail(future: asyncio.Future[Any], exc: BaseException) -> None:
+    if not future.done():
+        future.set_exception(exc)
+
+
+async def _settle(future: asyncio.Future[Any], work: Any) -> None:
+    """Await ``work`` and hand its outcome to ``future`` (whose caller may be gone)."""
+    try:
+        value = await work
+    except Exception as exc:  # noqa: BLE001 - delivered to the caller
+        _fail(future, exc)
+    else:
+        _resolve(future, value)

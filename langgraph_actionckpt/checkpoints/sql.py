@@ -12,6 +12,8 @@ from functools import cached_property
 
 from psycopg import sql
 
+from langgraph_actionckpt.checkpoints.rows import CHECKPOINT_COLUMNS, VALUE_COLUMNS
+
 # Delta-aware blob fetch for one target (channel, version) per row of {t}: the
 # rows of its chain, i.e. the versions in [snap_version, version] of that channel
 # (a full value has snap_version NULL and yields only itself). LATERAL keeps the
@@ -68,15 +70,6 @@ LEFT JOIN LATERAL (
       AND w.checkpoint_id = c.checkpoint_id
 ) wr ON true
 """
-
-CHECKPOINT_COLUMNS = (
-    "c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, "
-    "c.checkpoint, c.metadata, c.channels, c.versions, "
-    "wr.w_task, wr.w_channel, wr.w_type, wr.w_blob, wr.w_rtype, wr.w_rcount"
-)
-"""The leading columns of a checkpoint read; :data:`N_CHECKPOINT_COLUMNS` of them."""
-
-N_CHECKPOINT_COLUMNS = 15
 
 
 _COMMENT = re.compile(r"--[^\n]*")
@@ -281,9 +274,7 @@ class Queries:
         where = "AND checkpoint_id = %(checkpoint_id)s" if by_id else ""
         return self.q(
             """
-            SELECT {cols},
-                   bl.b_channel, bl.b_type, bl.b_blob, bl.b_len, bl.d_body, bl.d_items,
-                   bl.t_len, bl.b_snap, bl.d_n, bl.d_layout
+            SELECT {cols}, {values}
             FROM (SELECT * FROM {s}.checkpoints
                   WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s {where}
                   ORDER BY checkpoint_id DESC LIMIT 1) c
@@ -328,6 +319,7 @@ class Queries:
             {writes}
             """,
             cols=sql.SQL(CHECKPOINT_COLUMNS),
+            values=sql.SQL(VALUE_COLUMNS),
             where=sql.SQL(where),
             writes=self.writes_lateral,
         )

@@ -11,11 +11,9 @@ cached on success.
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -39,12 +37,16 @@ from langgraph_actionckpt.checkpoints.history import empty_history, plan_delta_h
 from langgraph_actionckpt.checkpoints.pending import PendingWrites, WriteCall
 from langgraph_actionckpt.checkpoints.plans_read import (
     Cursor,
-    list_conditions,
-    page_query,
+    list_pages,
     plan_get_tuple,
     plan_list_page,
 )
-from langgraph_actionckpt.checkpoints.plans_write import plan_put, plan_store_writes, prepare_writes
+from langgraph_actionckpt.checkpoints.plans_write import (
+    next_version,
+    plan_put,
+    plan_store_writes,
+    prepare_writes,
+)
 from langgraph_actionckpt.checkpoints.setup import (
     DEFAULT_SCHEMA,
     default_serde,
@@ -58,7 +60,6 @@ from langgraph_actionckpt.errors import ConfigurationError
 
 __all__ = ["DEFAULT_SCHEMA", "SaverCore", "default_serde", "env_dsn", "validate_schema"]
 
-_PAGE = 200  # list() rows per round trip
 _MAX_STEPS = 10_000  # cached checkpoint steps; cleared, not evicted, past this
 
 
@@ -95,6 +96,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.delta_policy = delta_policy or DeltaPolicy()
         self.compress_min = compress_min
         self.replay = replay
+        self.durable_timeout = durable_timeout
         self.durable_writes = durable_writes
         self.defer_writes = defer_writes
         self.lease_mode = lease
@@ -106,18 +108,9 @@ class SaverCore(BaseCheckpointSaver[str]):
         # checkpoint id -> step, so node rows get their step without a lookup
         self._steps: dict[tuple[str, str, str], int] = {}
         self._pending = PendingWrites()
-        self._durable = DurabilityBarrier(durable_timeout)
+        self._durable = DurabilityBarrier()
         self._allowed_types: set[tuple[str, ...]] = set()
         self._serde_lock = threading.Lock()
-
-    @property
-    def durable_timeout(self) -> float:
-        """Seconds :meth:`wait_durable` waits for a checkpoint before giving up."""
-        return self._durable.timeout
-
-    @durable_timeout.setter
-    def durable_timeout(self, value: float) -> None:
-        self._durable.timeout = value
 
     @property
     def codec(self) -> Codec:
@@ -144,18 +137,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         return self
 
     def get_next_version(self, current: str | None, channel: None = None) -> str:
-        """Fixed-width versions: ``000000000042.<48 random bits>``.
-
-        The integer part orders versions; the random part keeps two forks of the
-        same checkpoint from writing different values under one version.
-        """
-        if current is None:
-            current_v = 0
-        elif isinstance(current, (int, float)):
-            current_v = int(current)
-        else:
-            current_v = int(str(current).split(".")[0])
-        return f"{current_v + 1:012d}.{random.getrandbits(48):012x}"
+        """The version after ``current`` (see ``plans_write.next_version``)."""
+        return next_version(current)
 
     # --------------------------------------------------------------- durability
 
@@ -167,11 +150,11 @@ class SaverCore(BaseCheckpointSaver[str]):
         Returns:
             True when every checkpoint is known to be durable.
         """
-        return durability != "async" or self._durable.wait(ids)
+        return durability != "async" or self._durable.wait(ids, self.durable_timeout)
 
     async def await_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
         """Async :meth:`wait_durable` (never blocks the event loop)."""
-        return durability != "async" or await self._durable.await_(ids)
+        return durability != "async" or await self._durable.await_(ids, self.durable_timeout)
 
     # ------------------------------------------------------------------ writes
 
@@ -298,23 +281,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         limit: int | None,
     ) -> Iterator[PlanFactory[tuple[list[CheckpointTuple], bool]]]:
         """Yield one plan factory per page; each plan returns ``(tuples, more_pages)``."""
-        if limit is not None and limit <= 0:
-            return
-        conds, params = list_conditions(config, filter, before)
-        remaining = limit
-        cursor: Cursor | None = None
-        while True:
-            page = min(_PAGE, remaining) if remaining is not None else _PAGE
-            query, page_params = page_query(self.queries, conds, params, page, cursor)
-            holder: list[Cursor] = []
-            yield partial(self._plan_list_page, query, page_params, page, holder)
-            if not holder:
-                return
-            cursor = holder[0]
-            if remaining is not None:
-                remaining -= page
-                if remaining <= 0:
-                    return
+        return list_pages(self.queries, config, filter, before, limit, self._plan_list_page)
 
     def _plan_list_page(
         self, query: Any, params: dict[str, Any], page: int, cursor_out: list[Cursor]

@@ -24,14 +24,11 @@ _MAX_MARKS = 100_000  # oldest marks go first; a task only waits for recent ones
 class DurabilityBarrier:
     """Marks of committed checkpoint ids, and waits for them (sync or async).
 
-    Args:
-        timeout: Seconds to wait before giving up on a checkpoint (one this
-            process never saves, e.g. of a subgraph compiled with
-            ``checkpointer=False``).
+    Waits take a timeout: a checkpoint this process never saves (of a subgraph
+    compiled with ``checkpointer=False``) is given up on after it.
     """
 
-    def __init__(self, timeout: float = 5.0) -> None:
-        self.timeout = timeout
+    def __init__(self) -> None:
         self._marks: OrderedDict[str, None] = OrderedDict()
         self._cv = threading.Condition()
 
@@ -47,24 +44,24 @@ class DurabilityBarrier:
         """The ids not known to be committed."""
         return [i for i in ids if i not in self._marks]
 
-    def wait(self, ids: Sequence[str]) -> bool:
-        """Block until every id is marked; False after :attr:`timeout` seconds."""
-        deadline = time.monotonic() + self.timeout
+    def wait(self, ids: Sequence[str], timeout: float) -> bool:
+        """Block until every id is marked; False after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
         with self._cv:
             while missing := self.missing(ids):
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    logger.debug("checkpoints %s not durable after %.1fs", missing, self.timeout)
+                    logger.debug("checkpoints %s not durable after %.1fs", missing, timeout)
                     return False
                 self._cv.wait(min(left, 0.05))
         return True
 
-    async def await_(self, ids: Sequence[str]) -> bool:
+    async def await_(self, ids: Sequence[str], timeout: float) -> bool:
         """Async :meth:`wait`: polls, so it never blocks the event loop."""
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + timeout
         while missing := self.missing(ids):
             if time.monotonic() >= deadline:
-                logger.debug("checkpoints %s not durable after %.1fs", missing, self.timeout)
+                logger.debug("checkpoints %s not durable after %.1fs", missing, timeout)
                 return False
             await asyncio.sleep(0.0005)
         return True

@@ -81,7 +81,7 @@ def plan_delta_history(
             per_ckpt.setdefault(w.checkpoint_id, []).append(w)
     collected: dict[str, list[PendingWrite]] = {c: [] for c in channels}
     for cid in sorted(per_ckpt, key=lambda c: -order[c]):  # oldest ancestor first
-        for w in sorted(per_ckpt[cid], key=lambda w: (w.task_path, w.task_id, w.idx)):
+        for w in sorted(per_ckpt[cid], key=lambda w: (w.task_path, w.task_id, w.position)):
             value = codec.loads(*write_from_ref(w.type, w.blob, w.ref_type, w.ref_count))
             collected[unescape_text(w.channel)].append(
                 (unescape_text(w.task_id), unescape_text(w.channel), value)

@@ -8,8 +8,9 @@ writes themselves; the saver runs the flush plan first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -35,12 +36,11 @@ from langgraph_actionckpt.checkpoints.compress import unpack_value
 from langgraph_actionckpt.checkpoints.plans_write import INLINE_VERSION
 from langgraph_actionckpt.checkpoints.rows import (
     BlobChainRow,
-    ChainRow,
     CheckpointRow,
     split_get_tuple_row,
 )
 from langgraph_actionckpt.checkpoints.sql import Queries
-from langgraph_actionckpt.db.driver import Op, Plan
+from langgraph_actionckpt.db.driver import Op, Plan, PlanFactory
 from langgraph_actionckpt.db.encoding import escape_text, from_jsonable, unescape_text
 from langgraph_actionckpt.errors import SerializationError
 
@@ -49,6 +49,14 @@ DECODED = "__decoded__"
 
 Cursor = tuple[str, str, str]
 """(checkpoint_id, thread_id, checkpoint_ns) of the last row of a page."""
+
+PAGE = 200
+"""``list`` rows per round trip."""
+
+PagePlan = Callable[
+    [Any, dict[str, Any], int, list[Cursor]], Plan[tuple[list[CheckpointTuple], bool]]
+]
+"""Runs one page: (statement, parameters, page size, cursor out) -> (tuples, more pages)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +130,7 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
             "all",
         )
         per: dict[str, dict[str, StoredBlob]] = {}
-        for b in map(ChainRow._make, chain_rows):
+        for b in map(BlobChainRow._make, chain_rows):
             per.setdefault(b.channel, {})[b.version] = stored_blob(
                 b.type, b.blob, b.base_version, b.item_count
             )
@@ -248,6 +256,39 @@ def page_query(
         )
         page_params.update(c_id=cursor[0], c_t=cursor[1], c_ns=cursor[2])
     return queries.list_page(tuple(page_conds)), page_params
+
+
+def list_pages(
+    queries: Queries,
+    config: RunnableConfig | None,
+    filter: Mapping[str, Any] | None,
+    before: RunnableConfig | None,
+    limit: int | None,
+    page_plan: PagePlan,
+) -> Iterator[PlanFactory[tuple[list[CheckpointTuple], bool]]]:
+    """Yield one plan factory per page of ``list``, until a page comes back short.
+
+    ``page_plan`` appends the next page's cursor to its last argument (the
+    saver's ``_plan_list_page`` runs :func:`plan_list_page` after a flush);
+    the next factory is only made once the previous plan has run.
+    """
+    if limit is not None and limit <= 0:
+        return
+    conds, params = list_conditions(config, filter, before)
+    remaining = limit
+    cursor: Cursor | None = None
+    while True:
+        page = min(PAGE, remaining) if remaining is not None else PAGE
+        query, page_params = page_query(queries, conds, params, page, cursor)
+        holder: list[Cursor] = []
+        yield partial(page_plan, query, page_params, page, holder)
+        if not holder:
+            return
+        cursor = holder[0]
+        if remaining is not None:
+            remaining -= page
+            if remaining <= 0:
+                return
 
 
 def plan_list_page(

@@ -8,6 +8,7 @@ restores them or marks the checkpoint after (see ``core.SaverCore``).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -284,6 +285,21 @@ def plan_mark_failed(action_queries: ActionQueries, calls: Sequence[WriteCall]) 
                 action_queries.not_replayable,
                 {"thread_id": call.thread_id, "task_id": escape_text(call.failed_task)},
             )
+
+
+def next_version(current: str | int | float | None) -> str:
+    """Fixed-width versions: ``000000000042.<48 random bits>``.
+
+    The integer part orders versions; the random part keeps two forks of the
+    same checkpoint from writing different values under one version.
+    """
+    if current is None:
+        current_v = 0
+    elif isinstance(current, (int, float)):
+        current_v = int(current)
+    else:
+        current_v = int(str(current).split(".")[0])
+    return f"{current_v + 1:012d}.{random.getrandbits(48):012x}"
 
 
 def merge_metadata(config: RunnableConfig, metadata: CheckpointMetadata) -> dict[str, Any]:

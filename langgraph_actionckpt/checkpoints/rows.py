@@ -79,19 +79,8 @@ def split_get_tuple_row(row: Sequence[Any]) -> tuple[CheckpointRow, ValueColumns
     return CheckpointRow._make(row[:_N_CHECKPOINT]), ValueColumns._make(row[_N_CHECKPOINT:])
 
 
-class ChainRow(NamedTuple):
-    """One blob row of a delta chain (``chains_for``)."""
-
-    channel: str
-    version: str
-    type: str
-    blob: bytes | None
-    base_version: str | None
-    item_count: int | None
-
-
 class BlobChainRow(NamedTuple):
-    """One blob row of a delta chain of any thread (``blob_chains``)."""
+    """One blob row of a delta chain (``blob_chains``, ``chains_for``)."""
 
     thread_id: str
     checkpoint_ns: str
@@ -124,7 +113,7 @@ class DeltaWriteRow(NamedTuple):
     checkpoint_id: str
     task_id: str
     task_path: str
-    idx: int
+    position: int  # the write's own idx: its row's idx plus its place in the row
     channel: str
     type: str
     blob: bytes

@@ -329,7 +329,8 @@ class Queries:
         """Fallback of :meth:`get_tuple` for a forked chain: every row of each chain."""
         return self.q(
             """
-            SELECT t.channel, b.version, b.type, b.blob, b.base_version, b.item_count
+            SELECT t.thread_id, t.checkpoint_ns, t.channel, b.version, b.type, b.blob,
+                   b.base_version, b.item_count
             FROM (SELECT %(thread_id)s::text AS thread_id, %(ns)s::text AS checkpoint_ns,
                          u.channel, u.version
                   FROM unnest(%(channels)s::text[], %(versions)s::text[])

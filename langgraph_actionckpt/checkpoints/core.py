@@ -111,11 +111,18 @@ class SaverCore(BaseCheckpointSaver[str]):
         self._durable = DurabilityBarrier()
         self._allowed_types: set[tuple[str, ...]] = set()
         self._serde_lock = threading.Lock()
+        self._codec: Codec | None = None
 
     @property
     def codec(self) -> Codec:
         """The plans' view of the serializer, delta policy and cached list states."""
-        return Codec(self.serde, self.delta_policy, self.compress_min, self._lists.get)
+        codec = self._codec
+        # made again only when ``with_allowlist`` (or a caller) replaced the serializer
+        if codec is None or codec.serde is not self.serde:
+            codec = self._codec = Codec(
+                self.serde, self.delta_policy, self.compress_min, self._lists.get
+            )
+        return codec
 
     def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> SaverCore:
         """Allow the graph's own types to be loaded; this saver, changed in place.
@@ -143,9 +150,7 @@ class SaverCore(BaseCheckpointSaver[str]):
     # --------------------------------------------------------------- durability
 
     def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
-        """Block until the given checkpoints are committed (the replay barrier).
-
-        See ``checkpoints.durability``; only ``durability="async"`` waits.
+        """Block until the given checkpoints are committed (see ``durability``).
 
         Returns:
             True when every checkpoint is known to be durable.
@@ -197,10 +202,7 @@ class SaverCore(BaseCheckpointSaver[str]):
     ) -> WriteCall | None:
         """Serialize one ``put_writes`` call; hold it for the next checkpoint when allowed.
 
-        Regular writes of a finished task are held in memory and committed in the
-        same statement as the thread's next checkpoint (or by the writer's flush
-        within one and a half ``writer_interval``, or before any read). Special
-        writes (errors, interrupts) are written at once.
+        Special writes (errors, interrupts) are written at once; see ``pending``.
 
         Returns:
             The call to write now, or None when it was held (or is empty).

@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from langgraph_actionckpt.checkpoints.compress import is_compressed, unpack_value
 from langgraph_actionckpt.errors import SerializationError
@@ -103,6 +103,7 @@ class ListCache:
         self._lock = threading.Lock()
 
     def get(self, key: tuple[str, str, str]) -> ListState | None:
+        """The cached state of a channel (marked recently used), or None."""
         with self._lock:
             state = self._data.get(key)
             if state is not None:
@@ -110,6 +111,7 @@ class ListCache:
             return state
 
     def put(self, key: tuple[str, str, str], state: ListState) -> None:
+        """Cache a channel's latest state, evicting the least recently used past the budget."""
         if self.max_bytes <= 0 or len(state.body) > self.max_bytes:
             return
         with self._lock:
@@ -123,11 +125,13 @@ class ListCache:
                 self._bytes -= len(evicted.body)
 
     def forget_thread(self, thread_id: str) -> None:
+        """Drop every state of a thread (its rows were deleted)."""
         with self._lock:
             for key in [k for k in self._data if k[0] == thread_id]:
                 self._bytes -= len(self._data.pop(key).body)
 
     def clear(self) -> None:
+        """Drop every state."""
         with self._lock:
             self._data.clear()
             self._bytes = 0
@@ -245,14 +249,19 @@ def write_from_ref(
     return "msgpack", make_header(ref_count) + blob
 
 
-StoredBlob = tuple[str, bytes | None, str | None, int | None]
-"""A blob row as read back: ``(type, blob, base_version, item_count)``."""
+class StoredBlob(NamedTuple):
+    """A blob row as read back (decompressed)."""
+
+    type: str
+    blob: bytes | None
+    base_version: str | None
+    item_count: int | None
 
 
 def stored_blob(type_: str, blob: bytes | None, base: str | None, count: int | None) -> StoredBlob:
     """A blob row as read back, decompressed when it was stored compressed."""
     type_, blob = unpack_value(type_, blob)
-    return type_, blob, base, count
+    return StoredBlob(type_, blob, base, count)
 
 
 def split_deltas(body: bytes, layout: str | None) -> bytes | None:
@@ -412,6 +421,7 @@ class ChainResolver:
         return full[: offsets[version][1]]
 
     def resolve(self, channel: str, version: str) -> tuple[str, bytes | None]:
+        """The (type, bytes) of one channel version, its delta chain joined (memoized)."""
         key = (channel, version)
         hit = self._memo.get(key)
         if hit is not None:
@@ -420,8 +430,8 @@ class ChainResolver:
         row = per.get(version)
         if row is None:
             raise SerializationError(f"{channel!r} version {version!r} is not stored")
-        if row[0] != DELTA_TYPE:
-            out: tuple[str, bytes | None] = (row[0], row[1])
+        if row.type != DELTA_TYPE:
+            out: tuple[str, bytes | None] = (row.type, row.blob)
         else:
             out = self._from_prefix(channel, version, per)
         self._memo[key] = out
@@ -455,24 +465,24 @@ class ChainResolver:
             if row is None:
                 return None
             path.append(v)
-            if row[0] != DELTA_TYPE:
+            if row.type != DELTA_TYPE:
                 break
-            v = row[2]
+            v = row.base_version
         else:
             return None
         path.reverse()
-        snap = per[path[0]]
-        hdr = array_header(snap[1]) if snap[1] is not None and snap[0] == "msgpack" else None
-        if hdr is None:
+        snap = per[path[0]].blob
+        hdr = array_header(snap) if snap is not None and per[path[0]].type == "msgpack" else None
+        if snap is None or hdr is None:
             return None
-        parts = [snap[1][hdr[0] :]]  # type: ignore[index]
+        parts = [snap[hdr[0] :]]
         size = len(parts[0])
         count = hdr[1]
         offsets = {path[0]: (size, count)}
         for step in path[1:]:
-            delta = per[step][1] or b""
+            delta = per[step].blob or b""
             parts.append(delta)
             size += len(delta)
-            count += per[step][3] or 0
+            count += per[step].item_count or 0
             offsets[step] = (size, count)
         return b"".join(parts), offsets

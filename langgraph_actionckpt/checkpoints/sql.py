@@ -1,16 +1,19 @@
-"""Every SQL statement of the saver, written once with ``{s}`` for the schema.
+"""The statements of checkpoint reads and writes, written once with ``{s}`` for the schema.
 
+:class:`Queries` also has the maintenance statements (``sql_maintenance``).
 Values are always bound parameters; the schema name only ever enters a
-statement through ``psycopg.sql.Identifier``.
+statement through ``psycopg.sql.Identifier`` (see ``sql_base``).
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from functools import cached_property
 
 from psycopg import sql
+
+from langgraph_actionckpt.checkpoints.rows import CHECKPOINT_COLUMNS, VALUE_COLUMNS
+from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
 
 # Delta-aware blob fetch for one target (channel, version) per row of {t}: the
 # rows of its chain, i.e. the versions in [snap_version, version] of that channel
@@ -32,26 +35,6 @@ _BLOB_CHAIN = """
     ) b
 """
 
-# A pending write that equals the delta its step appended to a list channel is
-# stored as a reference to that delta row (type WRITE_REF, blob = the version):
-# the appended bytes live once. The lateral join runs only for such rows.
-_WRITE_REF_JOIN = """
-    LEFT JOIN LATERAL (
-        SELECT rb.type, rb.blob, rb.item_count FROM {s}.blobs rb
-        WHERE x.type = 'ref' AND rb.thread_id = w.thread_id
-          AND rb.checkpoint_ns = w.checkpoint_ns AND rb.channel = x.channel
-          AND rb.version = encode(x.blob, 'escape')
-        OFFSET 0  -- a fence: one primary-key lookup, and none unless x is a reference
-    ) rb ON true
-"""
-
-# One row holds the writes of one put_writes call (``idx`` is the first one's);
-# x is one write, n its position in the row.
-_WRITES_UNNEST = """
-    CROSS JOIN LATERAL unnest(w.channels, w.types, w.blobs) WITH ORDINALITY
-        AS x(channel, type, blob, n)
-"""
-
 _WRITES_LATERAL = """
 LEFT JOIN LATERAL (
     SELECT array_agg(w.task_id ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_task,
@@ -69,45 +52,14 @@ LEFT JOIN LATERAL (
 ) wr ON true
 """
 
-CHECKPOINT_COLUMNS = (
-    "c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, "
-    "c.checkpoint, c.metadata, c.channels, c.versions, "
-    "wr.w_task, wr.w_channel, wr.w_type, wr.w_blob, wr.w_rtype, wr.w_rcount"
-)
-"""The leading columns of a checkpoint read; :data:`N_CHECKPOINT_COLUMNS` of them."""
 
-N_CHECKPOINT_COLUMNS = 15
-
-
-_COMMENT = re.compile(r"--[^\n]*")
-_SPACE = re.compile(r"\s+")
-
-
-@functools.lru_cache(maxsize=512)
-def _minify(text: str) -> str:
-    return _SPACE.sub(" ", _COMMENT.sub("", text)).strip()
-
-
-class Queries:
+class Queries(MaintenanceQueries):
     """The statements for one schema, composed once and reused."""
-
-    def __init__(self, schema: str) -> None:
-        self.schema = schema
-        self.ident = sql.Identifier(schema)
-
-    def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
-        """Compose ``text`` with ``{s}`` bound to the schema, minified.
-
-        Comments and runs of whitespace go (no statement here has either inside a
-        string literal): fewer bytes per execute, and the long reads stay under
-        psycopg's 4 KB limit for caching a statement's parse.
-        """
-        return sql.SQL(_minify(text)).format(s=self.ident, **parts)
 
     @cached_property
     def writes_lateral(self) -> sql.Composed:
         """The pending writes of checkpoint ``c``, references resolved, as arrays."""
-        return self.q(_WRITES_LATERAL, unnest=self.q(_WRITES_UNNEST), ref=self.q(_WRITE_REF_JOIN))
+        return self.q(_WRITES_LATERAL, unnest=self.writes_unnest, ref=self.write_ref_join)
 
     # ------------------------------------------------------------------ setup
 
@@ -281,9 +233,7 @@ class Queries:
         where = "AND checkpoint_id = %(checkpoint_id)s" if by_id else ""
         return self.q(
             """
-            SELECT {cols},
-                   bl.b_channel, bl.b_type, bl.b_blob, bl.b_len, bl.d_body, bl.d_items,
-                   bl.t_len, bl.b_snap, bl.d_n, bl.d_layout
+            SELECT {cols}, {values}
             FROM (SELECT * FROM {s}.checkpoints
                   WHERE thread_id = %(thread_id)s AND checkpoint_ns = %(ns)s {where}
                   ORDER BY checkpoint_id DESC LIMIT 1) c
@@ -328,6 +278,7 @@ class Queries:
             {writes}
             """,
             cols=sql.SQL(CHECKPOINT_COLUMNS),
+            values=sql.SQL(VALUE_COLUMNS),
             where=sql.SQL(where),
             writes=self.writes_lateral,
         )
@@ -337,7 +288,8 @@ class Queries:
         """Fallback of :meth:`get_tuple` for a forked chain: every row of each chain."""
         return self.q(
             """
-            SELECT t.channel, b.version, b.type, b.blob, b.base_version, b.item_count
+            SELECT t.thread_id, t.checkpoint_ns, t.channel, b.version, b.type, b.blob,
+                   b.base_version, b.item_count
             FROM (SELECT %(thread_id)s::text AS thread_id, %(ns)s::text AS checkpoint_ns,
                          u.channel, u.version
                   FROM unnest(%(channels)s::text[], %(versions)s::text[])
@@ -395,176 +347,6 @@ class Queries:
             """
         )
 
-    # ----------------------------------------------------------------- delete
-
-    @cached_property
-    def delete_thread(self) -> list[sql.Composed]:
-        return [
-            self.q("DELETE FROM {s}.checkpoints WHERE thread_id = %(thread_id)s"),
-            self.q("DELETE FROM {s}.blobs WHERE thread_id = %(thread_id)s"),
-            self.q("DELETE FROM {s}.writes WHERE thread_id = %(thread_id)s"),
-            self.q("DELETE FROM {s}.actions WHERE thread_id = %(thread_id)s"),
-        ]
-
-    @cached_property
-    def delete_runs(self) -> sql.Composed:
-        """Delete the checkpoints of runs and their writes; return the touched threads."""
-        return self.q(
-            """
-            WITH gone AS (
-                DELETE FROM {s}.checkpoints WHERE run_id = ANY(%(run_ids)s::text[])
-                RETURNING thread_id, checkpoint_ns, checkpoint_id
-            ), gone_writes AS (
-                DELETE FROM {s}.writes w USING gone g
-                WHERE w.thread_id = g.thread_id AND w.checkpoint_ns = g.checkpoint_ns
-                  AND w.checkpoint_id = g.checkpoint_id
-            )
-            SELECT DISTINCT thread_id FROM gone
-            """
-        )
-
-    @cached_property
-    def delete_run_actions(self) -> sql.Composed:
-        return self.q("DELETE FROM {s}.actions WHERE run_id = ANY(%(run_ids)s::text[])")
-
-    @cached_property
-    def prune_keep_latest(self) -> sql.Composed:
-        return self.q(
-            """
-            WITH latest AS (
-                SELECT thread_id, checkpoint_ns, max(checkpoint_id) AS checkpoint_id
-                FROM {s}.checkpoints WHERE thread_id = ANY(%(thread_ids)s::text[])
-                GROUP BY thread_id, checkpoint_ns
-            ), gone AS (
-                DELETE FROM {s}.checkpoints c
-                WHERE c.thread_id = ANY(%(thread_ids)s::text[]) AND NOT EXISTS (
-                    SELECT 1 FROM latest l WHERE l.thread_id = c.thread_id
-                      AND l.checkpoint_ns = c.checkpoint_ns AND l.checkpoint_id = c.checkpoint_id)
-                RETURNING c.thread_id, c.checkpoint_ns, c.checkpoint_id
-            )
-            DELETE FROM {s}.writes w USING gone g
-            WHERE w.thread_id = g.thread_id AND w.checkpoint_ns = g.checkpoint_ns
-              AND w.checkpoint_id = g.checkpoint_id
-            """
-        )
-
-    @cached_property
-    def prune_delete(self) -> list[sql.Composed]:
-        return [
-            self.q("DELETE FROM {s}.checkpoints WHERE thread_id = ANY(%(thread_ids)s::text[])"),
-            self.q("DELETE FROM {s}.writes WHERE thread_id = ANY(%(thread_ids)s::text[])"),
-            self.q("DELETE FROM {s}.blobs WHERE thread_id = ANY(%(thread_ids)s::text[])"),
-        ]
-
-    @cached_property
-    def gc_blobs(self) -> sql.Composed:
-        """Delete blobs of the given threads that no remaining checkpoint needs.
-
-        A blob is needed when a checkpoint references it, when it lies in the
-        delta chain range of a referenced blob, or when a pending write is stored
-        as a reference to it. The needed sets are computed once (full values by
-        exact version, delta chains as merged ranges, one per snapshot), so the
-        work grows with the thread's size, not its square.
-        """
-        return self.q(
-            """
-            WITH used AS MATERIALIZED (
-                SELECT DISTINCT c.thread_id, c.checkpoint_ns, u.channel, u.version
-                FROM {s}.checkpoints c
-                CROSS JOIN LATERAL unnest(c.channels, c.versions) AS u(channel, version)
-                WHERE c.thread_id = ANY(%(thread_ids)s::text[]) AND u.version <> ''
-            ), targets AS MATERIALIZED (
-                SELECT u.thread_id, u.checkpoint_ns, u.channel, u.version, nb.snap_version
-                FROM used u CROSS JOIN LATERAL (
-                    SELECT nb.snap_version FROM {s}.blobs nb
-                    WHERE nb.thread_id = u.thread_id AND nb.checkpoint_ns = u.checkpoint_ns
-                      AND nb.channel = u.channel AND nb.version = u.version
-                ) nb
-            ), ranges AS MATERIALIZED (
-                SELECT thread_id, checkpoint_ns, channel, snap_version AS lo,
-                       max(version) AS hi
-                FROM targets WHERE snap_version IS NOT NULL
-                GROUP BY thread_id, checkpoint_ns, channel, snap_version
-            ), refs AS MATERIALIZED (
-                -- deltas a pending write refers to
-                SELECT w.thread_id, w.checkpoint_ns, x.channel,
-                       encode(x.blob, 'escape') AS version
-                FROM {s}.writes w {unnest}
-                WHERE w.thread_id = ANY(%(thread_ids)s::text[]) AND x.type = 'ref'
-            )
-            DELETE FROM {s}.blobs b
-            WHERE b.thread_id = ANY(%(thread_ids)s::text[])
-              AND NOT EXISTS (
-                SELECT 1 FROM targets t
-                WHERE t.thread_id = b.thread_id AND t.checkpoint_ns = b.checkpoint_ns
-                  AND t.channel = b.channel AND t.version = b.version)
-              AND NOT EXISTS (
-                SELECT 1 FROM ranges r
-                WHERE r.thread_id = b.thread_id AND r.checkpoint_ns = b.checkpoint_ns
-                  AND r.channel = b.channel AND b.version >= r.lo AND b.version <= r.hi)
-              AND NOT EXISTS (
-                SELECT 1 FROM refs f
-                WHERE f.thread_id = b.thread_id AND f.checkpoint_ns = b.checkpoint_ns
-                  AND f.channel = b.channel AND f.version = b.version)
-            """,
-            unnest=self.q(_WRITES_UNNEST),
-        )
-
-    @cached_property
-    def copy_thread(self) -> list[sql.Composed]:
-        return [
-            self.q(
-                """
-                INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
-                    parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions,
-                    metadata, created_at)
-                SELECT %(target)s, checkpoint_ns, checkpoint_id, parent_checkpoint_id, run_id,
-                       step, type, checkpoint, channels, versions, metadata, created_at
-                FROM {s}.checkpoints WHERE thread_id = %(source)s
-                ON CONFLICT DO NOTHING
-                """
-            ),
-            self.q(
-                """
-                INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, version, type, blob,
-                    base_version, snap_version, item_count, list_len)
-                SELECT %(target)s, checkpoint_ns, channel, version, type, blob, base_version,
-                       snap_version, item_count, list_len
-                FROM {s}.blobs WHERE thread_id = %(source)s
-                ON CONFLICT DO NOTHING
-                """
-            ),
-            self.q(
-                """
-                INSERT INTO {s}.writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx,
-                    channels, types, blobs, task_path)
-                SELECT %(target)s, checkpoint_ns, checkpoint_id, task_id, idx, channels, types,
-                       blobs, task_path
-                FROM {s}.writes WHERE thread_id = %(source)s
-                ON CONFLICT DO NOTHING
-                """
-            ),
-            self.q(
-                """
-                INSERT INTO {s}.actions (thread_id, action_id, run_id, checkpoint_ns,
-                    checkpoint_id, task_id, node, agent_id, step, action_type, name, status,
-                    attempt, idempotent, replayable, replayed, request_hash, input, output,
-                    error, model, provider, input_tokens, output_tokens, total_tokens,
-                    cached_tokens, reasoning_tokens, latency_ms, ttft_ms, parent_action_id,
-                    lc_run_id, meta, started_at, completed_at)
-                SELECT %(target)s, action_id, run_id, checkpoint_ns, checkpoint_id, task_id,
-                       node, agent_id, step, action_type, name, status, attempt, idempotent,
-                       replayable, replayed, request_hash, input, output, error, model,
-                       provider, input_tokens, output_tokens, total_tokens, cached_tokens,
-                       reasoning_tokens, latency_ms, ttft_ms, parent_action_id, lc_run_id,
-                       meta, started_at, completed_at
-                FROM {s}.actions WHERE thread_id = %(source)s
-                ORDER BY step_index
-                ON CONFLICT DO NOTHING
-                """
-            ),
-        ]
-
     # --------------------------------------------------------- delta history
 
     @cached_property
@@ -616,8 +398,8 @@ class Queries:
               AND w.checkpoint_id = ANY(%(ids)s::text[])
               AND x.channel = ANY(%(channels)s::text[])
             """,
-            unnest=self.q(_WRITES_UNNEST),
-            ref=self.q(_WRITE_REF_JOIN),
+            unnest=self.writes_unnest,
+            ref=self.write_ref_join,
         )
 
     @cached_property

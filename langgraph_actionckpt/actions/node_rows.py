@@ -1,0 +1,91 @@
+"""The ``node`` action row of a finished superstep task, derived from its writes.
+
+LangGraph reports a finished task only through ``put_writes``; the saver turns
+each call into one row of the action log (status, the channels written, where
+the conditional edges routed it). Pure functions: no database, no saver.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
+
+from langgraph_actionckpt.db.encoding import dumps
+
+
+class NodeAction(NamedTuple):
+    """The fields of a node row that come from the task (ids are unescaped)."""
+
+    action_id: str
+    action_type: str
+    name: str | None
+    status: str
+    output: str | None
+    error: str | None
+
+
+def node_from_path(task_path: str) -> str | None:
+    """The node a task runs, from its path; None for ``Send`` (push) tasks.
+
+    Task paths look like ``"~__pregel_pull, agent"`` or ``"~__pregel_push, 0, ..."``.
+    """
+    parts = [p.strip() for p in task_path.lstrip("~").split(",")]
+    if len(parts) >= 2 and parts[0] == "__pregel_pull":
+        return parts[1]
+    return None
+
+
+def node_actions(
+    task_id: str, task_path: str, writes: Sequence[tuple[str, Any]]
+) -> list[NodeAction]:
+    """The ``node`` row of a finished task (none for LangGraph's internal nodes).
+
+    The row's output names the channels the task wrote, where its conditional
+    edges routed it (``routes``) and how many ``Send`` packets it made
+    (``sends``): the branch decision is part of the node's row, not a row of
+    its own (one row per superstep task keeps the log, and its indexes, small).
+    """
+    node = node_from_path(task_path)
+    # A Send task's path names no node; its row still completes (the callback
+    # handler's row for the task carries the name).
+    is_push = task_path.lstrip("~").startswith("__pregel_push")
+    if (node is None and not is_push) or (node is not None and node.startswith("__")):
+        return []
+    channels = [c for c, _ in writes]
+    error = next((v for c, v in writes if c == ERROR), None)
+    if error is not None:
+        status = "failed"
+    elif INTERRUPT in channels:
+        status = "interrupted"
+    else:
+        status = "completed"
+    summary = {
+        "channels": [c for c in channels if not c.startswith("branch:")],
+        "routes": [c.split(":", 2)[2] for c in channels if c.startswith("branch:to:")],
+        "sends": sum(1 for c in channels if c == TASKS),
+    }
+    err_json = (
+        dumps({"type": type(error).__name__, "message": str(error)}).decode()
+        if error is not None
+        else None
+    )
+    return [NodeAction(f"{task_id}:node", "node", node, status, dumps(summary).decode(), err_json)]
+
+
+def step_after(checkpoint_id: str | None) -> int | None:
+    """The step of tasks prepared from a checkpoint, read from its id.
+
+    LangGraph makes checkpoint ids with ``uuid6(clock_seq=step)`` (14 bits), so
+    the step is known even before the checkpoint's own put has landed.
+    """
+    if not checkpoint_id:
+        return None
+    try:
+        seq = uuid.UUID(checkpoint_id).clock_seq
+    except ValueError:
+        return None
+    step = seq - 0x4000 if seq >= 0x3FF0 else seq
+    return step + 1

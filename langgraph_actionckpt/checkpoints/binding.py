@@ -1,0 +1,118 @@
+"""Binding held write calls as the scalar parameters of the store statement."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langgraph_actionckpt.checkpoints.blobs import WRITE_REF_TYPE, BlobRow, write_refers_to
+from langgraph_actionckpt.checkpoints.pending import WriteCall, WriteRow
+
+# Parameter suffixes of ``Queries.store``, in the order of the row fields they bind.
+_W_PARAMS = ("t", "ns", "c", "task", "path", "idx", "ch", "ty", "b")
+_A_PARAMS = (
+    "t",
+    "id",
+    "run",
+    "ns",
+    "c",
+    "task",
+    "node",
+    "agent",
+    "step",
+    "type",
+    "name",
+    "status",
+    "out",
+    "err",
+)
+
+
+def bind_calls(
+    params: dict[str, Any],
+    calls: Sequence[WriteCall],
+    deltas: Mapping[str, BlobRow] | None = None,
+    *,
+    shared: bool = False,
+) -> tuple[int, int, int]:
+    """Add the rows of ``calls`` to ``params``; return (regular, special, action) counts.
+
+    The regular writes of one call are one row (arrays of channels, types and
+    values; ``idx`` is the first write's); special writes (errors, interrupts)
+    are a row each, since each replaces its own. A regular write whose bytes are
+    exactly the items that ``deltas`` (the delta rows stored by the same
+    statement, by channel) appended is bound as a reference to that row instead
+    of a second copy. ``shared``: every row is of the statement's
+    ``thread_id``/``ns``, which are not bound again per row.
+    """
+    skip = ("t", "ns") if shared else ()
+    # key -> the (channels, types, blobs) lists already bound for it: one
+    # statement cannot touch a key twice, so repeated calls merge here the way
+    # the upsert merges them with what is stored
+    bound: dict[tuple[Any, ...], tuple[list[str], list[str], list[bytes]]] = {}
+    n_w = n_s = 0
+    for call in calls:
+        groups: list[list[WriteRow]] = [[row] for row in call.rows] if call.special else [call.rows]
+        for group in groups:
+            if not group:
+                continue
+            first = group[0]
+            key = (first.thread_id, first.ns, first.checkpoint_id, first.task_id, first.idx)
+            channels: list[str] = []
+            types: list[str] = []
+            blobs: list[bytes] = []
+            for row in group:
+                type_, data = row.type, row.blob
+                delta = deltas.get(row.channel) if deltas and not call.special else None
+                if (
+                    delta is not None
+                    and delta.blob is not None
+                    and delta.count is not None
+                    and write_refers_to(type_, data, delta.blob, delta.count)
+                ):
+                    type_, data = WRITE_REF_TYPE, delta.version.encode()
+                channels.append(row.channel)
+                types.append(type_)
+                blobs.append(data)
+            earlier = bound.get(key)
+            if earlier is not None:
+                if not call.special:  # keep what is there, add the writes past it
+                    have = len(earlier[0])
+                    earlier[0].extend(channels[have:])
+                    earlier[1].extend(types[have:])
+                    earlier[2].extend(blobs[have:])
+                continue
+            bound[key] = (channels, types, blobs)
+            if call.special:
+                prefix, i = "s", n_s
+                n_s += 1
+            else:
+                prefix, i = "w", n_w
+                n_w += 1
+            values = (
+                first.thread_id,
+                first.ns,
+                first.checkpoint_id,
+                first.task_id,
+                first.task_path,
+                first.idx,
+                channels,
+                types,
+                blobs,
+            )
+            for name, value in zip(_W_PARAMS, values, strict=True):
+                if name not in skip:
+                    params[f"{prefix}{i}_{name}"] = value
+    n_a = 0
+    seen_actions: dict[tuple[str, str], int] = {}
+    for call in calls:
+        for action in call.actions:
+            action_key = (action.thread_id, action.action_id)
+            i = seen_actions.get(action_key, n_a)
+            if i == n_a:
+                seen_actions[action_key] = n_a
+                n_a += 1
+            for name, value in zip(_A_PARAMS, action, strict=True):
+                if name not in skip:
+                    params[f"a{i}_{name}"] = value
+    return n_w, n_s, n_a

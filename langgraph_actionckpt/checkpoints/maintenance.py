@@ -1,0 +1,136 @@
+"""Plans that delete, copy and prune threads, and settle an in-flight action.
+
+Free functions: each returns the (escaped) threads whose cached list states
+the caller must forget, and never flushes held writes itself (the saver runs
+the flush plan first, so no held write lands after a delete).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph_actionckpt.actions.records import ActionQueries
+from langgraph_actionckpt.checkpoints.codec import json_text
+from langgraph_actionckpt.checkpoints.sql import Queries
+from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.db.encoding import escape_text
+from langgraph_actionckpt.errors import ConfigurationError
+
+PRUNE_STRATEGIES = ("keep_latest", "delete")
+
+
+def plan_delete_thread(queries: Queries, thread_id: str) -> Plan[list[str]]:
+    """Delete a thread's checkpoints, blobs, writes and actions in one transaction.
+
+    Returns:
+        The deleted thread, escaped (its cached list states are stale).
+    """
+    params = {"thread_id": escape_text(str(thread_id))}
+    yield BEGIN
+    for stmt in queries.delete_thread:
+        yield Op(stmt, params)
+    yield COMMIT
+    return [params["thread_id"]]
+
+
+def plan_delete_for_runs(queries: Queries, run_ids: Sequence[str]) -> Plan[list[str]]:
+    """Delete the checkpoints, writes and actions of some runs; collect their orphan blobs.
+
+    Returns:
+        The threads that had checkpoints of those runs, escaped.
+    """
+    ids = [escape_text(str(r)) for r in run_ids]
+    if not ids:
+        return []
+    yield BEGIN
+    rows = yield Op(queries.delete_runs, {"run_ids": ids}, "all")
+    threads: list[str] = [thread_id for (thread_id,) in rows]
+    if threads:
+        yield Op(queries.gc_blobs, {"thread_ids": threads})
+    yield Op(queries.delete_run_actions, {"run_ids": ids})
+    yield COMMIT
+    return threads
+
+
+def plan_copy_thread(queries: Queries, source_thread_id: str, target_thread_id: str) -> Plan[None]:
+    """Copy every row of one thread to another in one transaction (existing rows are kept)."""
+    params = {
+        "source": escape_text(str(source_thread_id)),
+        "target": escape_text(str(target_thread_id)),
+    }
+    yield BEGIN
+    for stmt in queries.copy_thread:
+        yield Op(stmt, params)
+    yield COMMIT
+
+
+def plan_prune(queries: Queries, thread_ids: Sequence[str], strategy: str) -> Plan[list[str]]:
+    """Prune threads: keep only each namespace's latest checkpoint, or delete them.
+
+    Args:
+        queries: The schema's statements.
+        thread_ids: The threads.
+        strategy: ``keep_latest`` (older checkpoints, their writes and the blobs
+            no kept checkpoint needs go) or ``delete`` (everything but actions).
+
+    Returns:
+        The pruned threads, escaped.
+
+    Raises:
+        ConfigurationError: An unknown strategy (raised before any statement).
+    """
+    check_strategy(strategy)
+    ids = [escape_text(str(t)) for t in thread_ids]
+    if not ids:
+        return []
+    params = {"thread_ids": ids}
+    yield BEGIN
+    if strategy == "keep_latest":
+        yield Op(queries.prune_keep_latest, params)
+        yield Op(queries.gc_blobs, params)
+    else:
+        for stmt in queries.prune_delete:
+            yield Op(stmt, params)
+    yield COMMIT
+    return ids
+
+
+def check_strategy(strategy: str) -> None:
+    """Raise unless ``strategy`` is one of :data:`PRUNE_STRATEGIES`."""
+    if strategy not in PRUNE_STRATEGIES:
+        raise ConfigurationError(
+            f"unknown prune strategy {strategy!r}; use 'keep_latest' or 'delete'"
+        )
+
+
+def check_resolution(output: Any, retry: bool) -> None:
+    """Raise unless exactly one of ``output`` and ``retry`` is given."""
+    if retry == (output is not None):
+        raise ConfigurationError("resolve_action needs exactly one of output=... or retry=True")
+
+
+def plan_resolve(
+    action_queries: ActionQueries,
+    thread_id: str,
+    action_id: str,
+    output: Any,
+    retry: bool,
+    note: str | None,
+) -> Plan[None]:
+    """Settle an in-flight action: completed with ``output``, or failed so it may run again.
+
+    Raises:
+        ConfigurationError: Neither or both of ``output`` and ``retry``, or no such action.
+    """
+    check_resolution(output, retry)
+    params = {
+        "thread_id": escape_text(thread_id),
+        "action_id": escape_text(action_id),
+        "status": "failed" if retry else "completed",
+        "output": None if retry else json_text(output),
+        "meta": json_text({"resolution": note or ("retry" if retry else "output given")}),
+    }
+    row = yield Op(action_queries.resolve, params, "one")
+    if row is None:
+        raise ConfigurationError(f"no action {action_id!r} on thread {thread_id!r}")

@@ -1,0 +1,68 @@
+"""The base of the statement classes: schema quoting and the shared SQL fragments.
+
+Values are always bound parameters; the schema name only ever enters a
+statement through ``psycopg.sql.Identifier``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from functools import cached_property
+
+from psycopg import sql
+
+# A pending write that equals the delta its step appended to a list channel is
+# stored as a reference to that delta row (type WRITE_REF, blob = the version):
+# the appended bytes live once. The lateral join runs only for such rows.
+WRITE_REF_JOIN = """
+    LEFT JOIN LATERAL (
+        SELECT rb.type, rb.blob, rb.item_count FROM {s}.blobs rb
+        WHERE x.type = 'ref' AND rb.thread_id = w.thread_id
+          AND rb.checkpoint_ns = w.checkpoint_ns AND rb.channel = x.channel
+          AND rb.version = encode(x.blob, 'escape')
+        OFFSET 0  -- a fence: one primary-key lookup, and none unless x is a reference
+    ) rb ON true
+"""
+
+# One row holds the writes of one put_writes call (``idx`` is the first one's);
+# x is one write, n its position in the row.
+WRITES_UNNEST = """
+    CROSS JOIN LATERAL unnest(w.channels, w.types, w.blobs) WITH ORDINALITY
+        AS x(channel, type, blob, n)
+"""
+
+_COMMENT = re.compile(r"--[^\n]*")
+_SPACE = re.compile(r"\s+")
+
+
+@functools.lru_cache(maxsize=512)
+def _minify(text: str) -> str:
+    return _SPACE.sub(" ", _COMMENT.sub("", text)).strip()
+
+
+class SchemaSQL:
+    """Statements of one schema: ``q`` composes them with ``{s}`` bound to it."""
+
+    def __init__(self, schema: str) -> None:
+        self.schema = schema
+        self.ident = sql.Identifier(schema)
+
+    def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
+        """Compose ``text`` with ``{s}`` bound to the schema, minified.
+
+        Comments and runs of whitespace go (no statement here has either inside a
+        string literal): fewer bytes per execute, and the long reads stay under
+        psycopg's 4 KB limit for caching a statement's parse.
+        """
+        return sql.SQL(_minify(text)).format(s=self.ident, **parts)
+
+    @cached_property
+    def writes_unnest(self) -> sql.Composed:
+        """One write per row ``x`` of the writes row ``w`` (see :data:`WRITES_UNNEST`)."""
+        return self.q(WRITES_UNNEST)
+
+    @cached_property
+    def write_ref_join(self) -> sql.Composed:
+        """The delta row a write ``x`` refers to, as ``rb`` (see :data:`WRITE_REF_JOIN`)."""
+        return self.q(WRITE_REF_JOIN)

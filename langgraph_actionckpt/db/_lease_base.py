@@ -106,6 +106,22 @@ def close_any(conn: AnyConnection) -> None:
         pass
 
 
+def close_held(saver: ActionSaverLike, lease: HeldLease) -> None:
+    """Close a held lease's connection, unlocking first when that needs no await.
+
+    Closing alone frees the lock only once the server has noticed the closed
+    session, a moment later: a worker that asks for the thread right after
+    :func:`~langgraph_actionckpt.db.lease.release_all` could still find it busy.
+    """
+    conn = lease.conn
+    if isinstance(conn, psycopg.Connection) and not conn.closed:
+        try:
+            conn.execute(UNLOCK, lock_params(saver, lease.thread_id))
+        except psycopg.Error:
+            pass  # closing below frees it anyway
+    close_any(conn)
+
+
 class SyncSession:
     """The sync world's connection primitives (idle connections are reused)."""
 

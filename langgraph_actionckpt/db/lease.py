@@ -36,7 +36,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from langgraph_actionckpt.db._async_lease import AsyncLease
-from langgraph_actionckpt.db._lease_base import HeldLease, close_any, holds, unregister_all
+from langgraph_actionckpt.db._lease_base import (
+    HeldLease,
+    close_any,
+    close_held,
+    holds,
+    unregister_all,
+)
 from langgraph_actionckpt.db._sync_lease import SyncLease
 
 if TYPE_CHECKING:
@@ -77,7 +83,7 @@ def release_all(saver: ActionSaverLike) -> int:
     """
     held, idle = unregister_all(saver)
     for lease in held:
-        close_any(lease.conn)
+        close_held(saver, lease)
     for conn in idle:
         close_any(conn)
     return len(held)

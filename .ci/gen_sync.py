@@ -28,6 +28,8 @@ PKG = ROOT / "langgraph_actionckpt"
 # (async source, generated sync file), relative to the package.
 PAIRS: list[tuple[str, str]] = [
     ("db/_async_lease.py", "db/_sync_lease.py"),
+    ("replay/_async_log.py", "replay/_sync_log.py"),
+    ("replay/_async_calls.py", "replay/_sync_calls.py"),
 ]
 
 # Project names that unasync's rules do not map by themselves.
@@ -45,6 +47,16 @@ REPLACEMENTS: dict[str, str] = {
     "asynccontextmanager": "contextmanager",
     "aclose": "close",
     "aclosing": "closing",
+    # replay/: the log, the saver and LangChain methods each world calls
+    "_async_log": "_sync_log",
+    "alist_actions": "list_actions",
+    "awrite_now": "write_now",
+    "await_durable": "wait_durable",
+    "alookup": "lookup",
+    "aupdate": "update",
+    "ainvoke": "invoke",
+    "orig_astream": "orig_stream",
+    "orig_arun": "orig_run",
 }
 
 # Two lines: one would pass ruff's 100-character limit for deep source paths.

@@ -29,6 +29,9 @@ PKG = ROOT / "langgraph_actionckpt"
 PAIRS: list[tuple[str, str]] = [
     ("db/_async_driver.py", "db/_sync_driver.py"),
     ("_async_saver.py", "_sync_saver.py"),
+    ("db/_async_lease.py", "db/_sync_lease.py"),
+    ("replay/_async_log.py", "replay/_sync_log.py"),
+    ("replay/_async_calls.py", "replay/_sync_calls.py"),
 ]
 
 # Project names that unasync's rules do not map by themselves.
@@ -73,6 +76,15 @@ REPLACEMENTS: dict[str, str] = {
     "_aflush_writes_on_tick": "_flush_writes_on_tick",
     "aflush": "flush",
     "aembedded_dsn": "embedded_dsn",
+    # replay/: the log, the saver and LangChain methods each world calls
+    "_async_log": "_sync_log",
+    "awrite_now": "write_now",
+    "await_durable": "wait_durable",
+    "alookup": "lookup",
+    "aupdate": "update",
+    "ainvoke": "invoke",
+    "orig_astream": "orig_stream",
+    "orig_arun": "orig_run",
 }
 
 HEADER = (

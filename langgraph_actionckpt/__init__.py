@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from langgraph_actionckpt.embedded import embedded_dsn, stop_embedded
     from langgraph_actionckpt.ops.metrics import Metrics
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
-    from langgraph_actionckpt.replay.engine import action, current_action
+    from langgraph_actionckpt.replay.decorator import action, current_action
     from langgraph_actionckpt.saver import ActionSaver
 
 __version__ = "0.1.0"

@@ -40,7 +40,8 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
-from langgraph_actionckpt.replay import engine as replay
+from langgraph_actionckpt import replay
+from langgraph_actionckpt.replay import _async_log, _sync_log
 from langgraph_actionckpt.testing.models import ScriptedChatModel
 
 EXIT_INFLIGHT = 3
@@ -210,7 +211,7 @@ def install_killer(kill_after: int) -> None:
         if count[0] == kill_after:
             os.kill(os.getpid(), signal.SIGKILL)
 
-    orig_complete, orig_acomplete = replay.complete, replay.acomplete
+    orig_complete, orig_acomplete = _sync_log.complete, _async_log.complete
 
     def complete(live: Any, output: Any, **fields: Any) -> None:
         orig_complete(live, output, **fields)
@@ -220,8 +221,8 @@ def install_killer(kill_after: int) -> None:
         await orig_acomplete(live, output, **fields)
         bump()
 
-    replay.complete = complete  # type: ignore[assignment]
-    replay.acomplete = acomplete  # type: ignore[assignment]
+    _sync_log.complete = complete  # type: ignore[assignment]
+    _async_log.complete = acomplete  # type: ignore[assignment]
 
 
 def wait_barrier(path: str | None, parties: int) -> None:

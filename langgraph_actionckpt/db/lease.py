@@ -23,212 +23,56 @@ lease is a PostgreSQL *session* advisory lock held on a dedicated connection
 
 Without the callback handler a lease is held until :func:`release` or
 :func:`release_all`.
+
+Both worlds use the same names: ``SyncLease(saver).acquire(thread_id)`` and
+``await AsyncLease(saver).acquire(thread_id)`` (``release`` likewise); the sync
+class is generated from the async one. The module functions :func:`acquire`,
+:func:`aacquire`, :func:`release` and :func:`arelease` are kept for callers
+written before the classes.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
-import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import psycopg
-
-from langgraph_actionckpt.db.encoding import escape_text
-from langgraph_actionckpt.errors import ThreadBusyError
+from langgraph_actionckpt.db._async_lease import AsyncLease
+from langgraph_actionckpt.db._lease_base import (
+    HeldLease,
+    close_any,
+    close_held,
+    holds,
+    unregister_all,
+)
+from langgraph_actionckpt.db._sync_lease import SyncLease
 
 if TYPE_CHECKING:
-    from langgraph_actionckpt._contracts import ActionSaverLike as SaverCore
+    from langgraph_actionckpt._contracts import ActionSaverLike
 
-TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext(%s || ':' || %s))"
-UNLOCK = "SELECT pg_advisory_unlock(hashtext(%s || ':' || %s))"
-POLL_INTERVAL = 0.05
-_IDLE_MAX = 4
+# The held-lease record had this name before the lease classes existed.
+Lease = HeldLease
 
 
-@dataclass(slots=True)
-class Lease:
-    """A held lease: the thread and the connection whose session holds the lock."""
-
-    thread_id: str
-    conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]
+def acquire(saver: ActionSaverLike, thread_id: str) -> bool:
+    """``SyncLease(saver).acquire(thread_id)``."""
+    return SyncLease(saver).acquire(thread_id)
 
 
-_lock = threading.Lock()
-# id(saver) -> thread_id -> Lease
-_held: dict[int, dict[str, Lease]] = {}
-# id(saver) -> idle sync connections kept for the next lease
-_idle: dict[int, list[psycopg.Connection[Any]]] = {}
+async def aacquire(saver: ActionSaverLike, thread_id: str) -> bool:
+    """``await AsyncLease(saver).acquire(thread_id)``."""
+    return await AsyncLease(saver).acquire(thread_id)
 
 
-def _params(saver: SaverCore, thread_id: str) -> tuple[str, str]:
-    return escape_text(saver.schema), escape_text(str(thread_id))
+def release(saver: ActionSaverLike, thread_id: str) -> bool:
+    """``SyncLease(saver).release(thread_id)``."""
+    return SyncLease(saver).release(thread_id)
 
 
-def holds(saver: SaverCore, thread_id: str) -> bool:
-    """Whether this process holds the lease of ``thread_id`` for ``saver``."""
-    with _lock:
-        return str(thread_id) in _held.get(id(saver), {})
+async def arelease(saver: ActionSaverLike, thread_id: str) -> bool:
+    """``await AsyncLease(saver).release(thread_id)``."""
+    return await AsyncLease(saver).release(thread_id)
 
 
-def _enabled(saver: SaverCore) -> bool:
-    return getattr(saver, "lease_mode", "off") != "off" and bool(getattr(saver, "conninfo", None))
-
-
-def _take_idle(saver: SaverCore) -> psycopg.Connection[Any] | None:
-    with _lock:
-        pool = _idle.get(id(saver)) or []
-        while pool:
-            conn = pool.pop()
-            if not conn.closed:
-                return conn
-    return None
-
-
-def acquire(saver: SaverCore, thread_id: str) -> bool:
-    """Take the lease of ``thread_id`` (blocking, sync).
-
-    Returns:
-        True when a lease was taken now, False when it was already held by this
-        process or leases are off.
-
-    Raises:
-        ThreadBusyError: Another process holds it (``"error"`` mode), or it
-            stayed busy for ``saver.lease_timeout`` seconds (``"wait"`` mode).
-    """
-    thread_id = str(thread_id)
-    if not _enabled(saver) or holds(saver, thread_id):
-        return False
-    conn = _take_idle(saver) or psycopg.Connection.connect(str(saver.conninfo), autocommit=True)
-    params = _params(saver, thread_id)
-    deadline = time.monotonic() + float(saver.lease_timeout)
-    try:
-        while True:
-            row = conn.execute(TRY_LOCK, params).fetchone()
-            if row and row[0]:
-                break
-            if saver.lease_mode == "error" or time.monotonic() >= deadline:
-                raise ThreadBusyError(thread_id)
-            time.sleep(POLL_INTERVAL)
-    except BaseException:
-        _park(saver, conn)
-        raise
-    return _register(saver, thread_id, conn)
-
-
-async def aacquire(saver: SaverCore, thread_id: str) -> bool:
-    """Async :func:`acquire` on an async connection (never blocks the event loop)."""
-    thread_id = str(thread_id)
-    if not _enabled(saver) or holds(saver, thread_id):
-        return False
-    conn = await psycopg.AsyncConnection.connect(str(saver.conninfo), autocommit=True)
-    params = _params(saver, thread_id)
-    deadline = time.monotonic() + float(saver.lease_timeout)
-    try:
-        while True:
-            cur = await conn.execute(TRY_LOCK, params)
-            row = await cur.fetchone()
-            if row and row[0]:
-                break
-            if saver.lease_mode == "error" or time.monotonic() >= deadline:
-                raise ThreadBusyError(thread_id)
-            await asyncio.sleep(POLL_INTERVAL)
-    except BaseException:
-        await conn.close()
-        raise
-    return _register(saver, thread_id, conn)
-
-
-def _register(
-    saver: SaverCore,
-    thread_id: str,
-    conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],
-) -> bool:
-    with _lock:
-        per = _held.setdefault(id(saver), {})
-        if thread_id in per:  # a concurrent acquire in this process won: share its lease
-            duplicate = True
-        else:
-            per[thread_id] = Lease(thread_id, conn)
-            duplicate = False
-    if duplicate:
-        _close(conn)  # closing the session frees our second (re-entrant) lock
-        return False
-    return True
-
-
-def _park(saver: SaverCore, conn: psycopg.Connection[Any]) -> None:
-    """Keep a sync connection that holds no lock for the next lease, or close it."""
-    if conn.closed:
-        return
-    with _lock:
-        pool = _idle.setdefault(id(saver), [])
-        if len(pool) < _IDLE_MAX:
-            pool.append(conn)
-            return
-    conn.close()
-
-
-def _close(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> None:
-    """Close either kind of connection from sync code (the server frees its locks)."""
-    try:
-        if isinstance(conn, psycopg.AsyncConnection):
-            conn.pgconn.finish()
-        else:
-            conn.close()
-    except Exception:  # noqa: BLE001 - a dead connection holds no lock either
-        pass
-
-
-def release(saver: SaverCore, thread_id: str) -> bool:
-    """Give the lease of ``thread_id`` back (sync). Returns True when one was held."""
-    with _lock:
-        lease = _held.get(id(saver), {}).pop(str(thread_id), None)
-    if lease is None:
-        return False
-    conn = lease.conn
-    if isinstance(conn, psycopg.Connection) and not conn.closed:
-        try:
-            conn.execute(UNLOCK, _params(saver, lease.thread_id))
-        except psycopg.Error:
-            _close(conn)
-            return True
-        _park(saver, conn)
-    else:
-        _close(conn)
-    return True
-
-
-async def arelease(saver: SaverCore, thread_id: str) -> bool:
-    """Async :func:`release`."""
-    with _lock:
-        lease = _held.get(id(saver), {}).pop(str(thread_id), None)
-    if lease is None:
-        return False
-    conn = lease.conn
-    if isinstance(conn, psycopg.AsyncConnection):
-        try:
-            await conn.close()
-        except Exception:  # noqa: BLE001
-            _close(conn)
-        return True
-    await asyncio.to_thread(_unlock_and_park, saver, lease)
-    return True
-
-
-def _unlock_and_park(saver: SaverCore, lease: Lease) -> None:
-    conn = lease.conn
-    assert isinstance(conn, psycopg.Connection)
-    try:
-        conn.execute(UNLOCK, _params(saver, lease.thread_id))
-    except psycopg.Error:
-        _close(conn)
-        return
-    _park(saver, conn)
-
-
-def release_all(saver: SaverCore) -> int:
+def release_all(saver: ActionSaverLike) -> int:
     """Release every lease ``saver`` holds in this process and close its connections.
 
     The savers call this when they close. Safe from sync and async code (it
@@ -237,18 +81,19 @@ def release_all(saver: SaverCore) -> int:
     Returns:
         How many leases were released.
     """
-    with _lock:
-        held = _held.pop(id(saver), {})
-        idle = _idle.pop(id(saver), [])
-    for lease in held.values():
-        _close(lease.conn)
+    held, idle = unregister_all(saver)
+    for lease in held:
+        close_held(saver, lease)
     for conn in idle:
-        _close(conn)
+        close_any(conn)
     return len(held)
 
 
 __all__ = [
+    "AsyncLease",
+    "HeldLease",
     "Lease",
+    "SyncLease",
     "aacquire",
     "acquire",
     "arelease",

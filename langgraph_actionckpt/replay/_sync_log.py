@@ -1,0 +1,98 @@
+# Generated from langgraph_actionckpt/replay/_async_log.py by .ci/gen_sync.py.
+# Edit the async source, not this file, then run: python .ci/gen_sync.py
+"""Reads and writes of the action log around the replay decision.
+
+``_async_log.py`` is the source and ``_sync_log.py`` is generated from it
+(``python .ci/gen_sync.py``): :func:`begin`, :func:`complete` and :func:`fail`
+have the same names and the same logic in both worlds. The decision itself is
+in :mod:`langgraph_actionckpt.replay.core`. Callers reach these functions
+through the module (``log.complete(...)``), so a test can wrap them.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, cast
+
+from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.db.lease import SyncLease
+from langgraph_actionckpt.replay.context import TaskScope, stable_hash
+from langgraph_actionckpt.replay.core import (
+    DURABLE,
+    LEASED,
+    ROWS,
+    Live,
+    decide,
+    finish,
+    index_rows,
+    served,
+)
+
+logger = logging.getLogger("langgraph_actionckpt")
+
+
+def begin(
+    scope: TaskScope, kind: str, name: str, request: Any, *, idempotent: bool, input: Any
+) -> ActionRecord | Live:
+    """Look the action up; return the logged record to serve, or a :class:`Live` to run.
+
+    A live non-idempotent action's row is durable before this returns; an
+    idempotent one's is queued. Before the first live action of a task the
+    checkpoint the task was prepared from is made durable (the barrier that
+    keeps task ids stable under ``durability="async"``).
+    """
+    if not scope.counters.get(LEASED):
+        # Before the task's rows are read: another worker may be writing them.
+        SyncLease(scope.saver).acquire(scope.thread_id)
+        scope.counters[LEASED] = True
+    h = stable_hash([kind, name, request])
+    action_id = scope.action_id(kind, name, h)
+    rows = _rows_of_task(scope)
+    decided = decide(scope, rows, action_id, kind, name, idempotent, h, input)
+    if isinstance(decided, ActionRecord):
+        served(scope, decided)
+        return decided
+    _barrier(scope)
+    if idempotent:
+        scope.saver.writer.enqueue(decided.record)
+    else:
+        scope.saver.writer.write_now(decided.record)
+    return decided
+
+
+def complete(live: Live, output: Any, **fields: Any) -> None:
+    """Log a live action's result durably (replay will serve it)."""
+    live.scope.saver.writer.write_now(finish(live, output, None, **fields))
+
+
+def fail(live: Live, error: BaseException) -> None:
+    """Log a live action's failure (failed actions are executed again, never served).
+
+    Written now, like a completion: the row must precede the writes LangGraph
+    stores for the task (its ``node``/``branch`` rows), so ``step_index`` order
+    stays causal. Failures are rare, so the round trip costs little.
+    """
+    record = finish(live, None, error)
+    try:
+        live.scope.saver.writer.write_now(record)
+    except Exception as exc:  # noqa: BLE001 - never mask the action's own error
+        logger.warning("could not log failure of %s now (queued): %s", record.action_id, exc)
+        live.scope.saver.writer.enqueue(record)
+
+
+def _rows_of_task(scope: TaskScope) -> dict[str, ActionRecord]:
+    """The task's logged actions, loaded once per attempt of each execution of the task."""
+    rows = scope.counters.get(ROWS)
+    if rows is None:
+        saver = cast(Any, scope.saver)
+        rows = index_rows(scope, saver.list_actions(scope.thread_id, task_id=scope.task_id))
+        scope.counters[ROWS] = rows
+    return cast(dict[str, ActionRecord], rows)
+
+
+def _barrier(scope: TaskScope) -> None:
+    """Make the task's checkpoint durable before its first live action (once)."""
+    if scope.counters.get(DURABLE):
+        return
+    scope.saver.wait_durable(scope.checkpoint_ids, scope.durability)
+    scope.counters[DURABLE] = True

@@ -27,6 +27,8 @@ PKG = ROOT / "langgraph_actionckpt"
 
 # (async source, generated sync file), relative to the package.
 PAIRS: list[tuple[str, str]] = [
+    ("actions/writer_async.py", "actions/writer_sync.py"),
+    ("actions/handler_async.py", "actions/handler_sync.py"),
 ]
 
 # Project names that unasync's rules do not map by themselves.
@@ -44,6 +46,10 @@ REPLACEMENTS: dict[str, str] = {
     "asynccontextmanager": "contextmanager",
     "aclose": "close",
     "aclosing": "closing",
+    "aflush": "flush",
+    "awrite_now": "write_now",
+    "aacquire": "acquire",
+    "arelease": "release",
 }
 
 HEADER = "# Generated from {src} by .ci/gen_sync.py; edit the async source, not this file.\n"

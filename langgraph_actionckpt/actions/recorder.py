@@ -24,7 +24,6 @@ from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.runs import (
     OpenRun,
     llm_call_meta,
-    ns_parts,
     opt_str,
     response_message,
 )
@@ -120,12 +119,12 @@ class ActionRecorder:
         run_name = name or (serialized or {}).get("name")
         run = OpenRun("chain", opt_str(parent_run_id), meta, run_name)
         self._runs[rid] = run
-        _, task_id, ns_node = ns_parts(meta)
+        task_id = run.task_id
         if (
             not self.record_chains
             or task_id is None
             or run.thread_id is None
-            or ns_node != run_name
+            or run.ns_node != run_name
             or meta.get("langgraph_node") != run_name
             or str(run_name).startswith("__")  # __start__ and friends: LangGraph plumbing
         ):

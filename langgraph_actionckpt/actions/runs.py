@@ -8,7 +8,6 @@ kept in an :class:`OpenRun` until the end, when the action row is made.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -72,7 +71,6 @@ def llm_call_meta(
     }
 
 
-@dataclass(slots=True)
 class OpenRun:
     """A chain, LLM, tool or retriever run between its start and end callbacks.
 
@@ -86,23 +84,51 @@ class OpenRun:
         action_id: The action this run's row belongs to, once known.
         first_token: When the first streamed token arrived (``perf_counter``).
         t0: When the run started (``perf_counter``).
-        thread_id: The run's thread (None outside a checkpointed graph).
+        thread_id: The run's thread (None outside a checkpointed graph: no row).
+        graph_ns: The namespace of the (sub)graph the run is in.
+        task_id: The LangGraph task the run is in, if any.
+        ns_node: The node named by the last segment of the run's namespace.
     """
 
-    kind: str
-    parent: str | None
-    metadata: dict[str, Any]
-    name: str | None = None
-    input: Any = None
-    meta: dict[str, Any] | None = None
-    action_id: str | None = None
-    first_token: float | None = None
-    t0: float = field(default_factory=time.perf_counter)
-    thread_id: str | None = field(init=False)
+    # A plain class with slots, not a dataclass: one is made per callback run,
+    # on the graph's path, and this __init__ is the cheapest Python offers.
+    __slots__ = (
+        "action_id",
+        "first_token",
+        "graph_ns",
+        "input",
+        "kind",
+        "meta",
+        "metadata",
+        "name",
+        "ns_node",
+        "parent",
+        "t0",
+        "task_id",
+        "thread_id",
+    )
 
-    def __post_init__(self) -> None:
-        # None outside a checkpointed graph: such runs get no row
-        self.thread_id = opt_str(self.metadata.get("thread_id"))
+    def __init__(
+        self,
+        kind: str,
+        parent: str | None,
+        metadata: dict[str, Any],
+        name: str | None = None,
+        input: Any = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.parent = parent
+        self.metadata = metadata
+        self.name = name
+        self.input = input
+        self.meta = meta
+        self.t0 = time.perf_counter()
+        self.first_token: float | None = None
+        self.action_id: str | None = None
+        tid = metadata.get("thread_id")
+        self.thread_id = None if tid is None else str(tid)
+        self.graph_ns, self.task_id, self.ns_node = ns_parts(metadata)
 
     def elapsed_ms(self) -> float:
         """Milliseconds since the run started."""
@@ -110,14 +136,13 @@ class OpenRun:
 
     def own_action_id(self, kind: str, run_id: str) -> str:
         """The action id of a row only the callbacks see (keyed by LangChain run id)."""
-        _, task_id, _ = ns_parts(self.metadata)
-        return f"{task_id or 'run'}:{kind}:run:{run_id}"
+        return f"{self.task_id or 'run'}:{kind}:run:{run_id}"
 
     def record(
         self, run_id: str, kind: str, action_id: str, parent_action_id: str | None
     ) -> ActionRecord:
         """A row for this run with the fields every kind shares."""
-        graph_ns, task_id, _ = ns_parts(self.metadata)
+        graph_ns = self.graph_ns
         step = self.metadata.get("langgraph_step")
         return ActionRecord(
             thread_id=self.thread_id or "",
@@ -125,7 +150,7 @@ class OpenRun:
             action_type=kind,
             name=self.name,
             checkpoint_ns=graph_ns,
-            task_id=task_id,
+            task_id=self.task_id,
             node=self.metadata.get("langgraph_node"),
             agent_id=agent_id_for(graph_ns, self.metadata),
             step=step if isinstance(step, int) else None,

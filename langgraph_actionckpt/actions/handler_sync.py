@@ -90,11 +90,10 @@ class ActionCallbackHandler(BaseCallbackHandler):
         thread_id = self._recorder.root_thread(parent_run_id, metadata)
         if thread_id is not None and _lease.acquire(self.saver, thread_id):
             self._recorder.hold_lease(run_id, thread_id)
-        self._enqueue(
-            self._recorder.chain_start(
-                serialized, run_id, parent_run_id, metadata, kwargs.get("name"), inputs
-            )
+        record = self._recorder.chain_start(
+            serialized, inputs, run_id, parent_run_id, metadata, kwargs
         )
+        self._enqueue(record)
 
     def on_chain_end(
         self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -128,15 +127,8 @@ class ActionCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """Note a chat model call (its row is written when it ends)."""
-        self._recorder.llm_start(
-            serialized,
-            [list(m) for m in messages][0] if len(messages) == 1 else messages,
-            run_id,
-            parent_run_id,
-            metadata,
-            kwargs.get("invocation_params"),
-            kwargs.get("name"),
-        )
+        prompt = [list(m) for m in messages][0] if len(messages) == 1 else messages
+        self._recorder.llm_start(serialized, prompt, run_id, parent_run_id, metadata, kwargs)
 
     def on_llm_start(
         self,
@@ -149,15 +141,7 @@ class ActionCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """Note a text model call."""
-        self._recorder.llm_start(
-            serialized,
-            prompts,
-            run_id,
-            parent_run_id,
-            metadata,
-            kwargs.get("invocation_params"),
-            kwargs.get("name"),
-        )
+        self._recorder.llm_start(serialized, prompts, run_id, parent_run_id, metadata, kwargs)
 
     def on_llm_new_token(self, token: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Time to first token."""
@@ -184,14 +168,7 @@ class ActionCallbackHandler(BaseCallbackHandler):
     ) -> None:
         """Note a tool call."""
         self._recorder.tool_start(
-            serialized,
-            input_str,
-            run_id,
-            parent_run_id,
-            metadata,
-            inputs,
-            kwargs.get("tool_call_id"),
-            kwargs.get("name"),
+            serialized, input_str, run_id, parent_run_id, metadata, inputs, kwargs
         )
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
@@ -213,9 +190,7 @@ class ActionCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """Note a retriever call."""
-        self._recorder.retriever_start(
-            serialized, query, run_id, parent_run_id, metadata, kwargs.get("name")
-        )
+        self._recorder.retriever_start(serialized, query, run_id, parent_run_id, metadata, kwargs)
 
     def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Record the documents."""

@@ -107,16 +107,19 @@ class ActionRecorder:
     def chain_start(
         self,
         serialized: dict[str, Any] | None,
+        inputs: Any,
         run_id: UUID,
         parent_run_id: UUID | None,
         metadata: dict[str, Any] | None,
-        name: str | None,
-        inputs: Any,
+        extra: dict[str, Any],
     ) -> ActionRecord | None:
-        """Note a chain; when it is a LangGraph node, its ``running`` node row."""
+        """Note a chain; when it is a LangGraph node, its ``running`` node row.
+
+        The arguments are the callback's; ``extra`` is its ``**kwargs``.
+        """
         rid = str(run_id)
         meta = metadata or {}
-        run_name = name or (serialized or {}).get("name")
+        run_name = extra.get("name") or (serialized or {}).get("name")
         run = OpenRun("chain", opt_str(parent_run_id), meta, run_name)
         self._runs[rid] = run
         task_id = run.task_id
@@ -162,13 +165,13 @@ class ActionRecorder:
         run_id: UUID,
         parent_run_id: UUID | None,
         metadata: dict[str, Any] | None,
-        invocation_params: dict[str, Any] | None,
-        name: str | None,
+        extra: dict[str, Any],
     ) -> None:
-        """Note a model call (chat or text)."""
+        """Note a model call (chat messages or text prompts)."""
         rid = str(run_id)
         meta = metadata or {}
-        model, call_meta = llm_call_meta(serialized, meta, invocation_params or {}, name)
+        params = extra.get("invocation_params") or {}
+        model, call_meta = llm_call_meta(serialized, meta, params, extra.get("name"))
         self._runs[rid] = OpenRun(
             "llm", opt_str(parent_run_id), meta, name=model, input=prompts, meta=call_meta
         )
@@ -245,12 +248,12 @@ class ActionRecorder:
         parent_run_id: UUID | None,
         metadata: dict[str, Any] | None,
         inputs: dict[str, Any] | None,
-        tool_call_id: str | None,
-        name: str | None,
+        extra: dict[str, Any],
     ) -> None:
         """Note a tool call (joined to the replay layer's row when it wrote one)."""
         rid = str(run_id)
-        tool_name = name or (serialized or {}).get("name") or "tool"
+        tool_name = extra.get("name") or (serialized or {}).get("name") or "tool"
+        tool_call_id = extra.get("tool_call_id")
         run = OpenRun(
             "tool",
             opt_str(parent_run_id),
@@ -304,10 +307,10 @@ class ActionRecorder:
         run_id: UUID,
         parent_run_id: UUID | None,
         metadata: dict[str, Any] | None,
-        name: str | None,
+        extra: dict[str, Any],
     ) -> None:
         """Note a retriever call."""
-        rname = name or (serialized or {}).get("name") or "retriever"
+        rname = extra.get("name") or (serialized or {}).get("name") or "retriever"
         run = OpenRun("retriever", opt_str(parent_run_id), metadata or {}, str(rname), query)
         self._runs[str(run_id)] = run
 

@@ -35,12 +35,8 @@ logger = logging.getLogger("langgraph_actionckpt")
 class SyncWriterCore(RowQueue):
     """Flushes the queue: on demand, from the flusher's loop, and on close.
 
-    Args:
-        write: Writes a batch of records in one statement.
-        batch_size: Flush when this many rows are queued.
-        interval: Flush at least this often (seconds) while rows are queued.
-        on_depth: Called with the queue depth after each flush (metrics).
-        on_tick: Called on every tick of the flusher.
+    The arguments are those of the public writers in ``writer.py`` (``write`` is
+    the batch write; ``on_tick`` runs on every tick of the flusher).
     """
 
     def __init__(

@@ -32,6 +32,8 @@ PAIRS: list[tuple[str, str]] = [
     ("db/_async_lease.py", "db/_sync_lease.py"),
     ("replay/_async_log.py", "replay/_sync_log.py"),
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
+    ("actions/writer_async.py", "actions/writer_sync.py"),
+    ("actions/handler_async.py", "actions/handler_sync.py"),
 ]
 
 # Project names that unasync's rules do not map by themselves.
@@ -85,6 +87,9 @@ REPLACEMENTS: dict[str, str] = {
     "ainvoke": "invoke",
     "orig_astream": "orig_stream",
     "orig_arun": "orig_run",
+    # actions/: the lease functions the handler calls
+    "aacquire": "acquire",
+    "arelease": "release",
 }
 
 HEADER = (

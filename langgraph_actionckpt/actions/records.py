@@ -109,7 +109,8 @@ class ActionRecord:
 COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ActionRecord) if f.name != "extra")
 """Column names of the actions table, in ActionRecord order."""
 
-_WRITE_COLUMNS = tuple(c for c in COLUMNS if c != "step_index")
+WRITE_COLUMNS = tuple(c for c in COLUMNS if c != "step_index")
+"""The columns a write sets (``step_index`` is numbered by the database)."""
 _PG_TYPES = {
     "step_index": "bigint",
     "step": "int",
@@ -233,9 +234,9 @@ class ActionQueries:
     def upsert(self) -> sql.Composed:
         """Multi-row upsert from parallel arrays (small batches)."""
         arrays = sql.SQL(", ").join(
-            sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text"))) for c in _WRITE_COLUMNS
+            sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text"))) for c in WRITE_COLUMNS
         )
-        cols = sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS)
+        cols = sql.SQL(", ").join(sql.Identifier(c) for c in WRITE_COLUMNS)
         return self._upsert_from(
             sql.SQL("SELECT * FROM unnest({arrays}) AS x({cols})").format(arrays=arrays, cols=cols)
         )
@@ -246,13 +247,13 @@ class ActionQueries:
         A terminal status is never overwritten by a non-terminal one, unless the
         write is a new attempt (a retry of a failed or unreplayable action).
         """
-        cols = sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS)
+        cols = sql.SQL(", ").join(sql.Identifier(c) for c in WRITE_COLUMNS)
         defaults = {"started_at": "now()", "checkpoint_ns": "''"}
         exprs = sql.SQL(", ").join(
             sql.SQL("COALESCE(x.{c}, {d})").format(c=sql.Identifier(c), d=sql.SQL(defaults[c]))
             if c in defaults
             else sql.SQL("x.{c}").format(c=sql.Identifier(c))
-            for c in _WRITE_COLUMNS
+            for c in WRITE_COLUMNS
         )
         sets = sql.SQL(", ").join(_update_expr(c) for c in _UPDATE_ON_CONFLICT)
         return self.q(
@@ -278,7 +279,7 @@ class ActionQueries:
             "CREATE TEMP TABLE IF NOT EXISTS {stage} AS "
             "SELECT {cols} FROM {s}.actions WITH NO DATA",
             stage=self.stage,
-            cols=sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS),
+            cols=sql.SQL(", ").join(sql.Identifier(c) for c in WRITE_COLUMNS),
         )
 
     @cached_property
@@ -286,7 +287,7 @@ class ActionQueries:
         return self.q(
             "COPY {stage} ({cols}) FROM STDIN",
             stage=self.stage,
-            cols=sql.SQL(", ").join(sql.Identifier(c) for c in _WRITE_COLUMNS),
+            cols=sql.SQL(", ").join(sql.Identifier(c) for c in WRITE_COLUMNS),
         )
 
     @cached_property
@@ -349,26 +350,58 @@ class ActionQueries:
         )
 
 
-def _make_row_fn() -> Any:
-    """Build ``row(record) -> tuple`` for the write columns (the writer's hot loop)."""
-    parts = []
-    for c in _WRITE_COLUMNS:
-        if c in _JSON_FIELDS:
-            parts.append(f"(None if r.{c} is None else _dumps(r.{c}).decode())")
-        elif c in _TEXT_FIELDS:
-            parts.append(f"(None if r.{c} is None else _esc(r.{c}))")
-        else:
-            parts.append(f"r.{c}")
-    src = "def row(r):\n    return (" + ", ".join(parts) + ",)\n"
-    scope: dict[str, Any] = {"_dumps": _encoding.dumps, "_esc": _encoding.escape_text}
-    exec(src, scope)
-    return scope["row"]
+def _text(value: str | None) -> str | None:
+    return None if value is None else _encoding.escape_text(value)
 
 
-_TEXT_FIELDS = frozenset(
-    f.name for f in fields(ActionRecord) if f.type in ("str", "str | None") and f.name != "extra"
-)
-_row = _make_row_fn()
+def _json(value: Any) -> str | None:
+    return None if value is None else _encoding.dumps(value).decode()
+
+
+def write_row(r: ActionRecord) -> tuple[Any, ...]:
+    """The values of ``r`` for the write columns, in ``WRITE_COLUMNS`` order, encoded.
+
+    Spelled out column by column: this is the writer's hot loop (one call per
+    row per flush), and a literal tuple is the fastest way Python has to build
+    it. ``tests/test_records.py`` checks it against ``WRITE_COLUMNS``.
+    """
+    return (
+        _text(r.thread_id),
+        _text(r.action_id),
+        _text(r.action_type),
+        _text(r.name),
+        _text(r.status),
+        _text(r.run_id),
+        _text(r.checkpoint_ns),
+        _text(r.checkpoint_id),
+        _text(r.task_id),
+        _text(r.node),
+        _text(r.agent_id),
+        r.step,
+        r.attempt,
+        r.idempotent,
+        r.replayable,
+        r.replayed,
+        _text(r.request_hash),
+        _json(r.input),
+        _json(r.output),
+        _json(r.error),
+        _text(r.model),
+        _text(r.provider),
+        r.input_tokens,
+        r.output_tokens,
+        r.total_tokens,
+        r.cached_tokens,
+        r.reasoning_tokens,
+        r.latency_ms,
+        r.ttft_ms,
+        _text(r.parent_action_id),
+        _text(r.lc_run_id),
+        _json(r.meta),
+        r.started_at,
+        r.completed_at,
+    )
+
 
 COPY_THRESHOLD = 32
 """Batches at least this large go through COPY into a staging table."""
@@ -386,7 +419,7 @@ def plan_upsert(q: ActionQueries, records: Sequence[ActionRecord]) -> Plan[None]
     # Threads in ascending order, each thread's rows in arrival order (that order
     # numbers them: step_index); every multi-thread write of this package locks
     # rows in this order, so none can deadlock with another.
-    rows = [_row(r) for r in sorted(records, key=lambda r: r.thread_id)]
+    rows = [write_row(r) for r in sorted(records, key=lambda r: r.thread_id)]
     if len(records) < COPY_THRESHOLD:
         yield Op(q.upsert, [list(col) for col in zip(*rows, strict=True)])
         return

@@ -1,0 +1,202 @@
+# Generated from langgraph_actionckpt/actions/handler_async.py by .ci/gen_sync.py.
+# Edit the async source, not this file, then run: python .ci/gen_sync.py
+"""The callback handler that records a LangGraph run, written once for async code.
+
+``handler_sync.py`` (:class:`ActionCallbackHandler`) is generated from this
+file by ``.ci/gen_sync.py``. Every hook hands the event to the
+:class:`~langgraph_actionckpt.actions.recorder.ActionRecorder` and queues the
+row it returns on the saver's writer (memory only); the root run takes the
+thread's lease at its start, and at its end flushes the queue and releases the
+lease. See :mod:`langgraph_actionckpt.actions.callbacks` for what is recorded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import LLMResult
+
+from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
+from langgraph_actionckpt.actions.recorder import ActionRecorder
+from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.db import lease as _lease
+
+__all__ = ["ActionCallbackHandler"]
+
+
+class ActionCallbackHandler(BaseCallbackHandler):
+    """Records every LLM completion, tool call, retriever call and node transition.
+
+    Use ``AsyncActionCallbackHandler`` in async code (its hooks never block the
+    event loop; the root run's end awaits a flush of the queue) and
+    ``ActionCallbackHandler`` in sync code (the root run's end blocks until the
+    queue is written).
+
+    Args:
+        saver: The :class:`~langgraph_actionckpt.ActionSaver` (or async one) whose
+            action log receives the rows; usually the graph's checkpointer.
+        record_chains: Write a ``running`` node row when a node starts.
+
+    Raises:
+        TypeError: ``saver`` is not one of this package's savers.
+
+    The handler sets ``raise_error`` (a failure to record is never silently
+    lost) and ``run_inline`` (events are handled in the caller's context, which
+    lets it join rows written by the replay layer).
+    """
+
+    raise_error = True
+    run_inline = True
+
+    def __init__(self, saver: ActionSaverLike, *, record_chains: bool = True) -> None:
+        if not is_action_saver(saver):
+            raise TypeError(
+                "ActionCallbackHandler needs an ActionSaver or AsyncActionSaver, "
+                f"got {type(saver).__name__}"
+            )
+        self.saver = saver
+        self._recorder = ActionRecorder(record_chains=record_chains)
+
+    def _enqueue(self, record: ActionRecord | None) -> None:
+        if record is not None:
+            self.saver.writer.enqueue(record)
+
+    def flush(self) -> None:
+        """Write queued rows now."""
+        self.saver.writer.flush()
+
+    def _root_ended(self, run_id: UUID) -> None:
+        """Flush when the root run ends, then release the lease it took."""
+        try:
+            self.flush()
+        finally:
+            thread_id = self._recorder.lease_end(run_id)
+            if thread_id is not None:
+                _lease.release(self.saver, thread_id)
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any],
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Record a node start; a root run with a thread takes the thread's lease first."""
+        thread_id = self._recorder.root_thread(parent_run_id, metadata)
+        if thread_id is not None and _lease.acquire(self.saver, thread_id):
+            self._recorder.hold_lease(run_id, thread_id)
+        record = self._recorder.chain_start(
+            serialized, inputs, run_id, parent_run_id, metadata, kwargs
+        )
+        self._enqueue(record)
+
+    def on_chain_end(
+        self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """Flush when the root run ends, then release its lease."""
+        self._recorder.chain_end(run_id)
+        if parent_run_id is None:
+            self._root_ended(run_id)
+
+    def on_chain_error(
+        self,
+        error: BaseException,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Record a node failure; flush when the root run fails, then release its lease."""
+        self._enqueue(self._recorder.chain_error(error, run_id))
+        if parent_run_id is None:
+            self._root_ended(run_id)
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[BaseMessage]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Note a chat model call (its row is written when it ends)."""
+        prompt = [list(m) for m in messages][0] if len(messages) == 1 else messages
+        self._recorder.llm_start(serialized, prompt, run_id, parent_run_id, metadata, kwargs)
+
+    def on_llm_start(
+        self,
+        serialized: dict[str, Any],
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Note a text model call."""
+        self._recorder.llm_start(serialized, prompts, run_id, parent_run_id, metadata, kwargs)
+
+    def on_llm_new_token(self, token: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Time to first token."""
+        self._recorder.llm_token(run_id)
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record the completion."""
+        self._enqueue(self._recorder.llm_end(response, run_id))
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record the failure."""
+        self._enqueue(self._recorder.llm_error(error, run_id))
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any],
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Note a tool call."""
+        self._recorder.tool_start(
+            serialized, input_str, run_id, parent_run_id, metadata, inputs, kwargs
+        )
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record the tool result."""
+        self._enqueue(self._recorder.tool_end(output, run_id))
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record the tool failure."""
+        self._enqueue(self._recorder.tool_end(None, run_id, error))
+
+    def on_retriever_start(
+        self,
+        serialized: dict[str, Any],
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Note a retriever call."""
+        self._recorder.retriever_start(serialized, query, run_id, parent_run_id, metadata, kwargs)
+
+    def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record the documents."""
+        self._enqueue(self._recorder.retriever_end(documents, run_id))
+
+    def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record the failure."""
+        self._enqueue(self._recorder.retriever_end(None, run_id, error))

@@ -1,0 +1,160 @@
+"""The LangChain runs the recorder has seen start and not yet end.
+
+LangChain reports a run in two callbacks (start, then end or error); what the
+start tells (parent run, metadata, inputs, model parameters, start time) is
+kept in an :class:`OpenRun` until the end, when the action row is made.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import LLMResult
+
+from langgraph_actionckpt.actions.fields import agent_id_for
+from langgraph_actionckpt.actions.records import ActionRecord
+
+__all__ = ["OpenRun", "llm_call_meta", "ns_parts", "opt_str", "response_message"]
+
+
+def opt_str(value: Any) -> str | None:
+    """``str(value)``, keeping None."""
+    return None if value is None else str(value)
+
+
+def ns_parts(metadata: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    """(graph ns, task id, node name of the ns's last segment) of a run's metadata."""
+    ns = str(metadata.get("langgraph_checkpoint_ns") or "")
+    if not ns:
+        return "", None, None
+    last = ns.rsplit("|", 1)[-1]
+    node, _, task_id = last.partition(":")
+    graph_ns = ns.rsplit("|", 1)[0] if "|" in ns else ""
+    return graph_ns, task_id or None, node or None
+
+
+def response_message(response: LLMResult) -> BaseMessage | None:
+    """The first generation of a model response, as a message."""
+    try:
+        gen = response.generations[0][0]
+    except (IndexError, TypeError):
+        return None
+    message = getattr(gen, "message", None)
+    if isinstance(message, BaseMessage):
+        return message
+    return AIMessage(content=getattr(gen, "text", ""))
+
+
+def llm_call_meta(
+    serialized: dict[str, Any] | None,
+    metadata: dict[str, Any],
+    params: dict[str, Any],
+    name: str | None,
+) -> tuple[str, dict[str, Any]]:
+    """(model name, ``meta`` column) of a model call, from its start callback."""
+    model = (
+        params.get("model_name")
+        or params.get("model")
+        or metadata.get("ls_model_name")
+        or name
+        or (serialized or {}).get("name")
+    )
+    tools = [
+        t.get("function", {}).get("name") for t in params.get("tools") or [] if isinstance(t, dict)
+    ]
+    return str(model) if model else "llm", {
+        "invocation_params": {k: v for k, v in params.items() if k != "tools"},
+        "tools": tools,
+        "provider": metadata.get("ls_provider") or params.get("_type"),
+    }
+
+
+class OpenRun:
+    """A chain, LLM, tool or retriever run between its start and end callbacks.
+
+    Attributes:
+        kind: ``chain``, ``llm``, ``tool`` or ``retriever``.
+        parent: The LangChain run id of the parent run.
+        metadata: The run's metadata (LangGraph puts thread, node, step, ns there).
+        name: The name the row gets (node, model, tool, retriever).
+        input: What the start callback passed (prompts, tool input, query).
+        meta: Extra fields for the row's ``meta`` column.
+        action_id: The action this run's row belongs to, once known.
+        first_token: When the first streamed token arrived (``perf_counter``).
+        t0: When the run started (``perf_counter``).
+        thread_id: The run's thread (None outside a checkpointed graph: no row).
+        graph_ns: The namespace of the (sub)graph the run is in.
+        task_id: The LangGraph task the run is in, if any.
+        ns_node: The node named by the last segment of the run's namespace.
+    """
+
+    # A plain class with slots, not a dataclass: one is made per callback run,
+    # on the graph's path, and this __init__ is the cheapest Python offers.
+    __slots__ = (
+        "action_id",
+        "first_token",
+        "graph_ns",
+        "input",
+        "kind",
+        "meta",
+        "metadata",
+        "name",
+        "ns_node",
+        "parent",
+        "t0",
+        "task_id",
+        "thread_id",
+    )
+
+    def __init__(
+        self,
+        kind: str,
+        parent: str | None,
+        metadata: dict[str, Any],
+        name: str | None = None,
+        input: Any = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.parent = parent
+        self.metadata = metadata
+        self.name = name
+        self.input = input
+        self.meta = meta
+        self.t0 = time.perf_counter()
+        self.first_token: float | None = None
+        self.action_id: str | None = None
+        tid = metadata.get("thread_id")
+        self.thread_id = None if tid is None else str(tid)
+        self.graph_ns, self.task_id, self.ns_node = ns_parts(metadata)
+
+    def elapsed_ms(self) -> float:
+        """Milliseconds since the run started."""
+        return (time.perf_counter() - self.t0) * 1000.0
+
+    def own_action_id(self, kind: str, run_id: str) -> str:
+        """The action id of a row only the callbacks see (keyed by LangChain run id)."""
+        return f"{self.task_id or 'run'}:{kind}:run:{run_id}"
+
+    def record(
+        self, run_id: str, kind: str, action_id: str, parent_action_id: str | None
+    ) -> ActionRecord:
+        """A row for this run with the fields every kind shares."""
+        graph_ns = self.graph_ns
+        step = self.metadata.get("langgraph_step")
+        return ActionRecord(
+            thread_id=self.thread_id or "",
+            action_id=action_id,
+            action_type=kind,
+            name=self.name,
+            checkpoint_ns=graph_ns,
+            task_id=self.task_id,
+            node=self.metadata.get("langgraph_node"),
+            agent_id=agent_id_for(graph_ns, self.metadata),
+            step=step if isinstance(step, int) else None,
+            run_id=opt_str(self.metadata.get("run_id")),
+            parent_action_id=parent_action_id,
+            lc_run_id=run_id,
+        )

@@ -1,0 +1,101 @@
+"""The batched action writer, written once for asyncio (the sync twin is generated).
+
+Rows are flushed when the queue reaches ``batch_size`` rows, every
+``interval`` seconds, on graph end and on close. Rows whose durability matters
+before the action runs (the start of a non-idempotent action) or before the
+task goes on (a completion that replay will serve) go through ``write_now``,
+which drains the queue first so the table keeps the order in which things
+happened.
+
+``writer_sync.py`` is generated from this file by ``.ci/gen_sync.py``; the
+public classes in ``writer.py`` add how each world runs its flusher (a task on
+the saver's loop, a daemon thread) and the calls across worlds.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from langgraph_actionckpt.actions._acompat import (
+    AsyncBatchWrite,
+    AsyncEvent,
+    AsyncLock,
+    AsyncTick,
+)
+from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
+
+__all__ = ["AsyncWriterCore"]
+
+logger = logging.getLogger("langgraph_actionckpt")
+
+
+class AsyncWriterCore(RowQueue):
+    """Flushes the queue: on demand, from the flusher's loop, and on close.
+
+    The arguments are those of the public writers in ``writer.py`` (``write`` is
+    the batch write; ``on_tick`` runs on every tick of the flusher).
+    """
+
+    def __init__(
+        self,
+        write: AsyncBatchWrite,
+        *,
+        batch_size: int = 500,
+        interval: float = 0.05,
+        on_depth: Callable[[int], None] | None = None,
+        on_tick: AsyncTick | None = None,
+    ) -> None:
+        super().__init__(batch_size, interval, on_depth)
+        self._write = write
+        self._on_tick = on_tick
+        self._lock = AsyncLock()
+        self._wake = AsyncEvent()
+
+    async def awrite_now(self, record: ActionRecord | None = None) -> None:
+        """Write the queue and ``record`` durably before returning."""
+        async with self._lock:
+            rows = self._take(record)
+            if not rows:
+                return
+            try:
+                await self._write(merge_records(rows))
+            except BaseException:
+                self._give_back(rows, record)
+                raise
+            finally:
+                self._report_depth()
+
+    async def aflush(self) -> None:
+        """Write everything queued now."""
+        await self.awrite_now(None)
+
+    async def _flush_loop(self) -> None:
+        """The flusher: wake on a full batch or every ``interval``, until closed."""
+        while not self._closed:
+            await self._wake.wait_timeout(self.interval)
+            self._wake.clear()
+            try:
+                if self._on_tick is not None:
+                    await self._on_tick()
+                if self._queue:
+                    await self.aflush()
+            except Exception as exc:  # noqa: BLE001 - keep rows, retry on the next tick
+                logger.warning("action writer flush failed (rows kept for retry): %s", exc)
+                await self._wake.pause(min(1.0, self.interval * 20))
+
+    async def aclose(self) -> None:
+        """Flush and stop the flusher."""
+        if self._closed:
+            return
+        try:
+            await self.aflush()
+        except Exception as exc:  # noqa: BLE001
+            logger.error("action writer: %d rows could not be written: %s", self.depth, exc)
+        self._closed = True
+        self._wake.set()
+        await self._stop_flusher()
+
+    async def _stop_flusher(self) -> None:
+        """After close: the flusher ends on its next wake; a world may wait for it."""

@@ -40,8 +40,8 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
-from langgraph_actionckpt.replay.engine import engine as replay
-from langgraph_actionckpt.testing.models import ScriptedChatModel
+from examples.fake_openai.models import ScriptedChatModel
+from langgraph_actionckpt.replay import engine as replay
 
 EXIT_INFLIGHT = 3
 EXIT_BUSY = 4

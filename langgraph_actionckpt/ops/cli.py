@@ -623,7 +623,16 @@ def similar(
     status: Annotated[str | None, typer.Option(help="Only this status (failed...)")] = None,
     embeddings: Annotated[
         str | None,
-        typer.Option(help="Embedding model as module:attr [default: $ACTIONCKPT_EMBEDDINGS]"),
+        typer.Option(
+            help="local (offline all-MiniLM-L6-v2, the local-embeddings extra), openai, "
+            "or an embedding model as module:attr",
+            envvar="ACTIONCKPT_EMBEDDINGS",
+            # the two shorthands name load_embeddings() specs (the env var's value too)
+            callback=lambda spec: {
+                "local": "langgraph_actionckpt.ops.embeddings:LocalEmbeddings",
+                "openai": "langchain_openai:OpenAIEmbeddings",
+            }.get(spec, spec),
+        ),
     ] = None,
     embed_pending: Annotated[
         bool,

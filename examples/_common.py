@@ -59,7 +59,7 @@ def get_model(
             base_url=os.environ.get("OPENAI_BASE_URL"),
             **kw,
         )
-    from langgraph_actionckpt.testing.models import ScriptedChatModel
+    from fake_openai.models import ScriptedChatModel
 
     return ScriptedChatModel(
         script=script, calls_file=str(calls_file) if calls_file else None, **kw

@@ -40,9 +40,9 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
+from examples.fake_openai.models import ScriptedChatModel
 from langgraph_actionckpt import replay
 from langgraph_actionckpt.replay import _async_log, _sync_log
-from langgraph_actionckpt.testing.models import ScriptedChatModel
 
 EXIT_INFLIGHT = 3
 EXIT_BUSY = 4

@@ -24,6 +24,7 @@ from langgraph.prebuilt import ToolNode
 from psycopg import sql
 from pydantic import BaseModel
 
+from examples.fake_openai.models import ScriptedChatModel
 from langgraph_actionckpt import (
     ActionCallbackHandler,
     ActionRecord,
@@ -34,7 +35,6 @@ from langgraph_actionckpt import (
     current_action,
 )
 from langgraph_actionckpt.actions.records import records_from_jsonl
-from langgraph_actionckpt.testing.models import ScriptedChatModel
 
 from .conftest import fetch
 

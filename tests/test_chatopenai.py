@@ -50,7 +50,7 @@ def usage_for(request: dict[str, Any]) -> dict[str, int]:
 
 
 def responder(request: dict[str, Any]) -> dict[str, Any]:
-    from langgraph_actionckpt.testing.openai_server import default_responder
+    from examples.fake_openai import default_responder
 
     reply = dict(default_responder(request))
     reply["usage"] = usage_for(request)
@@ -131,11 +131,11 @@ import psycopg  # noqa: E402
 import pytest  # noqa: E402
 from psycopg import sql  # noqa: E402
 
-from langgraph_actionckpt import ActionCallbackHandler, ActionSaver  # noqa: E402
-from langgraph_actionckpt.testing.openai_server import (  # noqa: E402
+from examples.fake_openai import (  # noqa: E402
     FakeOpenAIServer,
     read_count_file,
 )
+from langgraph_actionckpt import ActionCallbackHandler, ActionSaver  # noqa: E402
 
 
 @pytest.fixture

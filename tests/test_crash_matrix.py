@@ -33,8 +33,8 @@ from typing import Any
 import pytest
 from psycopg import sql
 
+from examples.fake_openai.models import read_calls
 from langgraph_actionckpt import ActionSaver
-from langgraph_actionckpt.testing.models import read_calls
 
 from .conftest import drop_schema, fetch, new_schema_name
 from .crash_worker import EXIT_INFLIGHT, charge_output

@@ -30,7 +30,7 @@ from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 from pydantic import BaseModel
 
-from langgraph_actionckpt.testing.openai_server import (
+from examples.fake_openai import (
     FakeOpenAIServer,
     default_responder,
     deterministic_embedding,
@@ -38,7 +38,7 @@ from langgraph_actionckpt.testing.openai_server import (
     read_count_file,
 )
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 @tool
@@ -509,12 +509,12 @@ def test_models_endpoint(server: FakeOpenAIServer) -> None:
 # --------------------------------------------------------------------------- #
 def test_cli_serves_and_counts_after_sigkill(tmp_path: Path) -> None:
     count_file = tmp_path / "child.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLES)}  # as `cd examples && python -m fake_openai`
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "langgraph_actionckpt.testing.openai_server",
+            "fake_openai",
             "--port",
             "0",
             "--count-file",
@@ -550,9 +550,9 @@ def test_cli_serves_and_counts_after_sigkill(tmp_path: Path) -> None:
 
 
 def test_cli_sigterm_exits_cleanly() -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLES)}  # as `cd examples && python -m fake_openai`
     proc = subprocess.Popen(
-        [sys.executable, "-m", "langgraph_actionckpt.testing.openai_server"],
+        [sys.executable, "-m", "fake_openai"],
         stdout=subprocess.PIPE,
         text=True,
         env=env,

@@ -35,6 +35,7 @@ from langgraph.types import RetryPolicy
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
+from examples.fake_openai.models import ScriptedChatModel, read_calls
 from langgraph_actionckpt import (
     ActionCallbackHandler,
     ActionSaver,
@@ -43,7 +44,6 @@ from langgraph_actionckpt import (
     ThreadBusyError,
     action,
 )
-from langgraph_actionckpt.testing.models import ScriptedChatModel, read_calls
 
 
 class Crash(BaseException):

@@ -263,12 +263,20 @@ def stats(
     OUT.print(a)
 
 
+EMBEDDING_SHORTHANDS = {
+    "local": "langgraph_actionckpt.ops.embeddings:LocalEmbeddings",
+    "openai": "langchain_openai:OpenAIEmbeddings",
+}
+"""``--embeddings local`` (offline all-MiniLM-L6-v2, the local-embeddings extra) and ``openai``."""
+
+
 def load_embeddings(spec: str) -> Any:
     """Build an embedding model from ``module:attribute`` (called with no arguments).
 
     Example: ``langchain_openai:OpenAIEmbeddings``. The spec comes from the
     command line or ``$ACTIONCKPT_EMBEDDINGS`` (the operator's own input).
     """
+    spec = EMBEDDING_SHORTHANDS.get(spec, spec)
     module, _, attr = spec.partition(":")
     if not module or not attr:
         raise typer.BadParameter(f"expected module:attribute, got {spec!r}")
@@ -285,7 +293,10 @@ def similar(
     status: Annotated[str | None, typer.Option(help="Only this status (failed...)")] = None,
     embeddings: Annotated[
         str | None,
-        typer.Option(help="Embedding model as module:attr [default: $ACTIONCKPT_EMBEDDINGS]"),
+        typer.Option(
+            help="local (offline all-MiniLM-L6-v2, the local-embeddings extra), openai, or a "
+            "model as module:attr [default: $ACTIONCKPT_EMBEDDINGS]"
+        ),
     ] = None,
     embed_pending: Annotated[
         bool,
@@ -306,8 +317,8 @@ def similar(
     def body() -> tuple[int, list[tuple[Any, float]]]:
         if not spec:
             raise VectorUnavailableError(
-                "no embedding model: pass --embeddings module:attr (for example "
-                "langchain_openai:OpenAIEmbeddings) or set ACTIONCKPT_EMBEDDINGS"
+                "no embedding model: pass --embeddings local (offline), openai or "
+                "module:attr, or set ACTIONCKPT_EMBEDDINGS"
             )
         from langgraph_actionckpt.ops.vector import VectorIndex
 

@@ -1,1 +1,0 @@
-"""Testing helpers for ``langgraph_actionckpt`` (offline fakes, fixtures)."""

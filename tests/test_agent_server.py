@@ -47,14 +47,18 @@ if importlib.util.find_spec("langgraph_sdk") is None:
 
 from langgraph_sdk import get_sync_client  # noqa: E402
 from langgraph_sdk.client import SyncLangGraphClient  # noqa: E402
-from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError  # noqa: E402
+from langgraph_sdk.errors import (  # noqa: E402
+    ConflictError,
+    NotFoundError,
+    UnprocessableEntityError,
+)
 
 sys.path.insert(0, str(EXAMPLE))
 from fake_openai import fake_openai_module  # noqa: E402
 
 sys.path.remove(str(EXAMPLE))
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(180)
 
 STARTUP_TIMEOUT = 120.0
 RUN_TIMEOUT = 60.0
@@ -304,6 +308,9 @@ def test_crash_mid_node_replays_completed_calls(own_app: App, fake_openai: Any) 
     assert [r[0] for r in rows].count("tool_call") == 1
     assert all(r[2] == "completed" for r in rows if r[0] != "node"), rows
     assert all(r[3] for r in rows if r[0] in ("llm_completion", "tool_call")), rows
+    # the factory's callback handler recorded the nodes; the rerun completed the same row
+    assert ("node", "research", "completed") in [r[:3] for r in rows], rows
+    assert [r[:2] for r in rows].count(("node", "research")) == 1, rows
 
 
 def test_rollback_multitask(shared_app: tuple[App, AgentServer]) -> None:
@@ -332,6 +339,48 @@ def test_rollback_multitask(shared_app: tuple[App, AgentServer]) -> None:
         (thread,),
     )
     assert rows[0][0] == len(history)
+
+
+@pytest.mark.parametrize("strategy", ["reject", "interrupt", "enqueue"])
+def test_other_multitask_strategies(shared_app: tuple[App, AgentServer], strategy: str) -> None:
+    """A second run on a busy thread under the server's other multitask strategies."""
+    app, server = shared_app
+    client = server.client
+    thread = client.threads.create()["thread_id"]
+    first = client.runs.create(thread, "agent", input=_input("first question", pause=True))
+    _wait_for(lambda: app.reached(thread), RUN_TIMEOUT, "the first run's pause point")
+    if strategy == "reject":
+        with pytest.raises(ConflictError):
+            client.runs.create(
+                thread, "agent", input=_input("second question"), multitask_strategy="reject"
+            )
+        app.release(thread)
+        client.runs.join(thread, first["run_id"])
+        expected = ["first question", "", "facts", "Tool results"]
+    else:
+        # (pause is state: the second input must clear what the first one set)
+        second = client.runs.create(
+            thread,
+            "agent",
+            input=_input("second question", pause=False),
+            multitask_strategy=strategy,
+        )
+        if strategy == "enqueue":
+            app.release(thread)  # the first run finishes, then the second one runs
+        client.runs.join(thread, second["run_id"])
+        assert client.runs.get(thread, second["run_id"])["status"] == "success"
+        if strategy == "interrupt":
+            # the first run stopped mid-node: its input stays, its node never finished
+            assert client.runs.get(thread, first["run_id"])["status"] == "interrupted"
+            expected = ["first question", "second question", "", "facts", "Tool results"]
+        else:
+            assert client.runs.get(thread, first["run_id"])["status"] == "success"
+            expected = ["first question", "", "facts", "Tool results"] * 2
+            expected[4] = "second question"
+    texts = [m["content"] for m in client.threads.get_state(thread)["values"]["messages"]]
+    assert len(texts) == len(expected), texts
+    for text, want in zip(texts, expected, strict=True):
+        assert text == want if want in ("", "first question", "second question") else want in text
 
 
 def test_interrupt_resumed_with_command(

@@ -339,6 +339,16 @@ def test_rollback_multitask(shared_app: tuple[App, AgentServer]) -> None:
         (thread,),
     )
     assert rows[0][0] == len(history)
+    # ... and its action rows, while the run that replaced it has its own
+    actions = dict(
+        fetch(
+            app.dsn,
+            f'SELECT run_id, count(*) FROM "{app.schema}".actions WHERE thread_id = %s '
+            "GROUP BY run_id",
+            (thread,),
+        )
+    )
+    assert first["run_id"] not in actions and actions.get(second["run_id"], 0) > 0, actions
 
 
 @pytest.mark.parametrize("strategy", ["reject", "interrupt", "enqueue"])

@@ -4,12 +4,14 @@ Point ``langgraph.json`` at :func:`checkpointer`::
 
     {
       "graphs": {"agent": "./agent.py:make_graph"},
-      "checkpointer": {"path": "langgraph_actionckpt.server:checkpointer"}
+      "checkpointer": {"path": "langgraph_actionckpt.server.checkpointer"}
     }
 
-At startup the server enters this async context manager once per event loop
-that serves runs; it yields an :class:`~langgraph_actionckpt.AsyncActionSaver`
-configured from the environment and migrated (``setup()``):
+(dots, not ``server:checkpointer``: langgraph-api splits a module path at its
+last dot.) At startup the server enters this async context manager once per
+thread that uses a checkpointer; it yields an
+:class:`~langgraph_actionckpt.AsyncActionSaver` configured from the environment
+and migrated (``setup()``):
 
 * ``ACTIONCKPT_DSN``: the PostgreSQL DSN (unset: the embedded PostgreSQL, see
   :mod:`langgraph_actionckpt.embedded`);
@@ -50,8 +52,8 @@ DEFAULT_POOL_SIZE = 10
 R = TypeVar("R", bound=Runnable)  # type: ignore[type-arg]
 
 # The savers this process opened for the server, by event loop: an
-# AsyncActionSaver belongs to the loop it was created on, and the server keeps
-# one checkpointer per thread (so per loop) that serves runs.
+# AsyncActionSaver belongs to the loop it was created on, and the server opens
+# one checkpointer per thread (so per loop) that uses one.
 _savers: dict[asyncio.AbstractEventLoop, AsyncActionSaver] = {}
 
 
@@ -116,7 +118,7 @@ def current_saver() -> AsyncActionSaver:
     if saver is None:
         raise RuntimeError(
             "no langgraph_actionckpt server saver is open here: set "
-            '"checkpointer": {"path": "langgraph_actionckpt.server:checkpointer"} '
+            '"checkpointer": {"path": "langgraph_actionckpt.server.checkpointer"} '
             "in langgraph.json"
         )
     return saver

@@ -453,3 +453,39 @@ def test_copy_and_prune_threads(shared_app: tuple[App, AgentServer]) -> None:
         client.threads.get(source)
     # the copy does not share rows with the source
     assert client.threads.get_state(copy_id)["values"] == values
+
+
+async def test_checkpointer_entry_point_reads_the_environment(
+    pg18: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``server.checkpointer`` outside the server: env DSN, schema and pool; set up; registered."""
+    from langgraph_actionckpt import AsyncActionCallbackHandler, AsyncActionSaver, server
+    from langgraph_actionckpt.errors import ConfigurationError
+
+    schema = new_schema_name()
+    monkeypatch.setenv("ACTIONCKPT_DSN", pg18)
+    monkeypatch.setenv("ACTIONCKPT_SCHEMA", schema)
+    monkeypatch.setenv("ACTIONCKPT_POOL_SIZE", "2")
+    try:
+        async with server.checkpointer() as saver:
+            assert isinstance(saver, AsyncActionSaver) and saver.schema == schema
+            assert fetch(
+                pg18,
+                "SELECT count(*) FROM information_schema.tables "
+                "WHERE table_schema = %s AND table_name = 'actions'",
+                (schema,),
+            ) == [(1,)]
+            assert server.current_saver() is saver
+            (handler,) = server.action_callbacks()
+            assert isinstance(handler, AsyncActionCallbackHandler) and handler.saver is saver
+        with pytest.raises(
+            RuntimeError, match=re.escape("langgraph_actionckpt.server.checkpointer")
+        ):
+            server.current_saver()
+    finally:
+        drop_schema(pg18, schema)
+
+    monkeypatch.setenv("ACTIONCKPT_POOL_SIZE", "ten")
+    with pytest.raises(ConfigurationError, match="ACTIONCKPT_POOL_SIZE"):
+        async with server.checkpointer():
+            pass

@@ -12,6 +12,7 @@ group) by the fixture that started it.
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import os
 import re
@@ -83,6 +84,22 @@ def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
+# prctl(PR_SET_PDEATHSIG) from libc, looked up now: the child runs as little
+# Python as possible between fork and exec (this process has threads).
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGKILL me when the test process dies (Linux).
+
+    The fixtures kill every server they start; this covers pytest itself being
+    killed (a CI timeout), when no finalizer runs.
+    """
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 class AgentServer:
     """One ``langgraph dev`` process group serving the example app."""
 
@@ -97,7 +114,13 @@ class AgentServer:
         with log.open("ab") as out:
             # own session: SIGKILL reaches the server and anything it spawned
             self.proc = subprocess.Popen(
-                cmd, cwd=app, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                cmd,
+                cwd=app,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         self.client: SyncLangGraphClient = get_sync_client(url=self.url, timeout=RUN_TIMEOUT)
         try:

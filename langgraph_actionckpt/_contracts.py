@@ -18,6 +18,7 @@ __all__ = [
     "ActionSaverLike",
     "MetricsSink",
     "NullMetrics",
+    "as_action_saver",
     "is_action_saver",
     "register_saver_class",
 ]
@@ -92,3 +93,20 @@ def register_saver_class(cls: type) -> None:
 def is_action_saver(obj: object) -> TypeGuard[ActionSaverLike]:
     """Whether ``obj`` is an instance of one of our registered savers."""
     return bool(_saver_classes) and isinstance(obj, _saver_classes)
+
+
+def as_action_saver(obj: object) -> ActionSaverLike | None:
+    """``obj`` if it is one of our savers, or the saver it wraps; else None.
+
+    LangGraph's Agent Server (``langgraph-api``) does not hand a custom
+    checkpointer to the graph as is: it wraps it in an adapter that keeps it as
+    ``_inner`` (and forwards attribute access to it). The hooks must see
+    through that wrapper, or nothing run by the server would be replayed.
+    """
+    for _ in range(3):  # a wrapper of a wrapper at most; never loop on a cycle
+        if is_action_saver(obj):
+            return obj
+        obj = getattr(obj, "_inner", None)
+        if obj is None:
+            return None
+    return None

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
+from langgraph_actionckpt._contracts import ActionSaverLike, as_action_saver
 from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.db import encoding as _encoding
 
@@ -130,8 +130,9 @@ def task_scope(saver: ActionSaverLike | None = None) -> TaskScope | None:
     except (RuntimeError, ImportError):
         return None
     conf = config.get("configurable") or {}
-    checkpointer = conf.get("__pregel_checkpointer")
-    if not is_action_saver(checkpointer) or (saver is not None and checkpointer is not saver):
+    # as_action_saver: the Agent Server hands graphs an adapter wrapping our saver
+    checkpointer = as_action_saver(conf.get("__pregel_checkpointer"))
+    if checkpointer is None or (saver is not None and checkpointer is not saver):
         return None
     if not checkpointer.replay:
         return None

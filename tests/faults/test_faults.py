@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 import uuid
 from typing import Annotated, Any, TypedDict
@@ -184,9 +183,6 @@ BOMB_SCRIPT = textwrap.dedent(
 def test_decompression_budget_is_per_load(private_pg: PrivatePostgres, fault_schema: str) -> None:
     """Thirteen values each declaring 1 GiB: refused with the thread named, memory bounded."""
 
-    class Wide(TypedDict):
-        pass
-
     channels = {f"c{i}": Annotated[list[str], operator.add] for i in range(13)}
     state = TypedDict("Wide13", channels)  # type: ignore[operator]
     builder: StateGraph[Any] = StateGraph(state)
@@ -259,8 +255,3 @@ async def test_pgbouncer_transaction_mode_many_threads(
         assert [r.node for r in rows if r.action_type == "node"] == ["n0", "n1", "n2", "n3"]
     # Retried errors count too: a flush that failed once is an error of the setup.
     assert [r.getMessage() for r in caplog.records] == []
-
-
-def _unused(*_: Any) -> None:
-    """Keep imports used by tests written for later findings (threads, lease races)."""
-    _ = threading

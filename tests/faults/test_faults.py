@@ -121,9 +121,8 @@ def test_wrong_dsn_fails_fast_with_the_servers_reason(
     )
     expected = "refused" if what == "refused" else "does not exist"
     started = time.monotonic()
-    with pytest.raises(ActionCkptError, match=expected):
-        with ActionSaver.from_conn_string(dsn) as saver:
-            saver.setup()
+    with pytest.raises(ActionCkptError, match=expected), ActionSaver.from_conn_string(dsn) as s:
+        s.setup()
     assert time.monotonic() - started < 5
 
 

@@ -40,7 +40,7 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
-from langgraph_actionckpt.replay.engine import engine as replay
+from langgraph_actionckpt.replay import engine as replay
 from langgraph_actionckpt.testing.models import ScriptedChatModel
 
 EXIT_INFLIGHT = 3

@@ -41,7 +41,9 @@ __all__ = [
     "DDL",
     "LeaseKeeper",
     "LeaseQueries",
+    "LEASE_LOST_SQLSTATE",
     "fence_op",
+    "is_lease_lost",
     "plan_acquire",
     "plan_release",
     "plan_renew",
@@ -57,6 +59,23 @@ DDL = (
         holder_pid integer,
         holder_started timestamptz
     )
+    """,
+    # The fence inside a write statement: ``{s}.fenced(thread, token)`` stands
+    # where the statement binds the thread id. It share-locks the lease row for
+    # the statement's transaction and raises SQLSTATE AL001 when the token is
+    # stale, so the write and its condition are one statement.
+    """
+    CREATE OR REPLACE FUNCTION {s}.fenced(thread text, expected bigint) RETURNS text
+    LANGUAGE plpgsql VOLATILE AS $fn$
+    BEGIN
+        PERFORM 1 FROM {s}.leases WHERE thread_id = thread AND token = expected FOR SHARE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'lease on thread % lost (fencing token %)', thread, expected
+                USING ERRCODE = 'AL001';
+        END IF;
+        RETURN thread;
+    END
+    $fn$
     """,
 )
 """The lease table (a migration of ``db/migrations.py``)."""
@@ -151,6 +170,15 @@ def fence_op(q: LeaseQueries, thread_id: str, token: int) -> Op:
     until the write commits.
     """
     return Op(q.fence, (thread_id, token), "one", lock_key=thread_id)
+
+
+LEASE_LOST_SQLSTATE = "AL001"
+"""The SQLSTATE ``{schema}.fenced()`` raises for a stale fencing token."""
+
+
+def is_lease_lost(error: BaseException) -> bool:
+    """Whether a database error is the fence refusing a stale token."""
+    return getattr(error, "sqlstate", None) == LEASE_LOST_SQLSTATE
 
 
 def check_fence(row: Any, thread_id: str, token: int) -> None:

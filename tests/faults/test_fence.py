@@ -179,3 +179,29 @@ def test_through_pgbouncer_only_the_expiry_frees_a_lease(
     finally:
         a.release_all()
         b.release_all()
+
+
+def test_the_fence_inside_a_write_statement(private_pg: PrivatePostgres, lease_schema: str) -> None:
+    """``{s}.fenced(thread, token)`` in place of the thread id: one statement, no extra trip."""
+    from langgraph_actionckpt.db.fence import is_lease_lost
+
+    a = keeper(private_pg.dsn, lease_schema, mode="error", ttl=0.5)
+    b = keeper(private_pg.dsn, lease_schema, mode="wait", ttl=30.0, timeout=10.0)
+    insert = sql.SQL("INSERT INTO {s}.effects VALUES ({s}.fenced(%s, %s), %s)").format(
+        s=sql.Identifier(lease_schema)
+    )
+    try:
+        a.acquire("t")
+        token = a.token("t")
+        with psycopg.connect(private_pg.dsn, autocommit=True, prepare_threshold=None) as conn:
+            conn.execute(insert, ("t", token, 1))
+            a._stop.set()
+            b.acquire("t")
+            with pytest.raises(psycopg.Error) as caught:
+                conn.execute(insert, ("t", token, 2))
+            assert is_lease_lost(caught.value)
+            assert "lease on thread t lost" in str(caught.value)
+        assert effects(private_pg.dsn, lease_schema) == [("t", 1)]
+    finally:
+        a.release_all()
+        b.release_all()

@@ -92,3 +92,24 @@ __all__ = [
     "ThreadBusyError",
     "VectorUnavailableError",
 ]
+
+
+class LeaseLostError(ActionCkptError, RuntimeError):
+    """This worker's lease on a thread was taken over; its writes there are refused.
+
+    Raised by a write of a run whose lease expired and was taken by another
+    worker (or whose lease row is gone). Nothing of the refused write is stored.
+    The run must stop: another worker now runs the thread.
+
+    Attributes:
+        thread_id: The thread.
+        token: The fencing token this worker held.
+    """
+
+    def __init__(self, thread_id: str, token: int | None = None) -> None:
+        self.thread_id = thread_id
+        self.token = token
+        super().__init__(
+            f"lease on thread {thread_id!r} was lost (fencing token {token}); another worker "
+            "now runs it, so this worker's writes to it are refused"
+        )

@@ -1,0 +1,400 @@
+"""Fenced per-thread leases: one worker runs a thread, enforced by the database.
+
+A lease is a row in ``{schema}.leases``: the holder, a fencing token and an
+expiry on the server's clock. It is taken with one upsert that succeeds only
+when the row is free, expired, already ours, or its holder's session is gone;
+every takeover increments the token. A heartbeat renews held leases every
+``ttl / 3`` seconds. Writes of a leased run lock the lease row ``FOR SHARE``
+with the expected token in the same transaction (:func:`fence_op`): a takeover
+must update that row, so it waits for the write to commit or finds it never
+happened, and a worker whose token is stale gets :class:`LeaseLostError` with
+nothing written. No session state is used (no advisory locks, no prepared
+statements), so leases work through pgbouncer in transaction mode.
+
+Liveness: on a direct connection the lease records the heartbeat's backend
+(pid and start time). When that backend is gone (the process died, or its lease
+connection was killed) another worker may take over at once; the old holder's
+next write is refused. Through a pooler the backend is not the holder's own, so
+only the expiry counts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from langgraph_actionckpt.db.driver import Op, Plan, SyncDriver
+from langgraph_actionckpt.errors import LeaseLostError, ThreadBusyError
+
+logger = logging.getLogger("langgraph_actionckpt")
+
+__all__ = [
+    "DDL",
+    "LeaseKeeper",
+    "LeaseQueries",
+    "LEASE_LOST_SQLSTATE",
+    "fence_op",
+    "is_lease_lost",
+    "plan_acquire",
+    "plan_release",
+    "plan_renew",
+]
+
+DDL = (
+    """
+    CREATE TABLE IF NOT EXISTS {s}.leases (
+        thread_id text PRIMARY KEY,
+        holder text NOT NULL,
+        token bigint NOT NULL,
+        expires_at timestamptz NOT NULL,
+        holder_pid integer,
+        holder_started timestamptz
+    )
+    """,
+    # The fence inside a write statement: ``{s}.fenced(thread, token)`` stands
+    # where the statement binds the thread id. It share-locks the lease row for
+    # the statement's transaction and raises SQLSTATE AL001 when the token is
+    # stale, so the write and its condition are one statement.
+    """
+    CREATE OR REPLACE FUNCTION {s}.fenced(thread text, expected bigint) RETURNS text
+    LANGUAGE plpgsql VOLATILE AS $fn$
+    BEGIN
+        PERFORM 1 FROM {s}.leases WHERE thread_id = thread AND token = expected FOR SHARE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'lease on thread % lost (fencing token %)', thread, expected
+                USING ERRCODE = 'AL001';
+        END IF;
+        RETURN thread;
+    END
+    $fn$
+    """,
+)
+"""The lease table (a migration of ``db/migrations.py``)."""
+
+
+class LeaseQueries:
+    """The lease statements for one schema (identifiers composed once)."""
+
+    def __init__(self, schema: str) -> None:
+        s = sql.Identifier(schema)
+        # Taken when free, expired, ours, or when its holder's backend is gone
+        # (only recorded on direct connections, see the module docstring).
+        self.acquire = sql.SQL(
+            """
+            INSERT INTO {s}.leases AS l
+                (thread_id, holder, token, expires_at, holder_pid, holder_started)
+            SELECT %(thread)s, %(holder)s, 1, now() + make_interval(secs => %(ttl)s),
+                   CASE WHEN %(direct)s THEN pg_backend_pid() END,
+                   CASE WHEN %(direct)s THEN
+                     (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
+                   END
+            ON CONFLICT (thread_id) DO UPDATE
+               SET holder = excluded.holder,
+                   token = l.token + (l.holder <> excluded.holder)::int,
+                   expires_at = excluded.expires_at,
+                   holder_pid = excluded.holder_pid,
+                   holder_started = excluded.holder_started
+             WHERE l.holder = excluded.holder
+                OR l.expires_at < now()
+                OR (l.holder_pid IS NOT NULL AND NOT EXISTS (
+                        SELECT 1 FROM pg_stat_activity a
+                         WHERE a.pid = l.holder_pid AND a.backend_start = l.holder_started))
+            RETURNING token
+            """
+        ).format(s=s)
+        self.renew = sql.SQL(
+            """
+            UPDATE {s}.leases
+               SET expires_at = now() + make_interval(secs => %(ttl)s),
+                   holder_pid = CASE WHEN %(direct)s THEN pg_backend_pid() END,
+                   holder_started = CASE WHEN %(direct)s THEN
+                     (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
+                   END
+             WHERE thread_id = %(thread)s AND token = %(token)s AND holder = %(holder)s
+            RETURNING token
+            """
+        ).format(s=s)
+        self.release = sql.SQL(
+            "DELETE FROM {s}.leases WHERE thread_id = %s AND token = %s AND holder = %s "
+            "RETURNING token"
+        ).format(s=s)
+        self.fence = sql.SQL(
+            "SELECT token FROM {s}.leases WHERE thread_id = %s AND token = %s FOR SHARE"
+        ).format(s=s)
+
+
+def plan_acquire(
+    q: LeaseQueries, thread_id: str, holder: str, ttl: float, direct: bool
+) -> Plan[int | None]:
+    """Take the lease; the fencing token, or None when another live holder has it."""
+    row = yield Op(
+        q.acquire,
+        {"thread": thread_id, "holder": holder, "ttl": ttl, "direct": direct},
+        "one",
+    )
+    return None if row is None else int(row[0])
+
+
+def plan_renew(
+    q: LeaseQueries, thread_id: str, holder: str, token: int, ttl: float, direct: bool
+) -> Plan[bool]:
+    """Push the expiry forward; False when the lease was taken over."""
+    row = yield Op(
+        q.renew,
+        {"thread": thread_id, "holder": holder, "token": token, "ttl": ttl, "direct": direct},
+        "one",
+    )
+    return row is not None
+
+
+def plan_release(q: LeaseQueries, thread_id: str, holder: str, token: int) -> Plan[bool]:
+    """Give the lease up; False when it was no longer ours."""
+    row = yield Op(q.release, (thread_id, token, holder), "one")
+    return row is not None
+
+
+def fence_op(q: LeaseQueries, thread_id: str, token: int) -> Op:
+    """The first statement of a leased write's transaction.
+
+    It returns no row when the token is stale; the plan then raises
+    :class:`LeaseLostError` before writing. The share lock makes a takeover wait
+    until the write commits.
+    """
+    return Op(q.fence, (thread_id, token), "one", lock_key=thread_id)
+
+
+LEASE_LOST_SQLSTATE = "AL001"
+"""The SQLSTATE ``{schema}.fenced()`` raises for a stale fencing token."""
+
+
+def is_lease_lost(error: BaseException) -> bool:
+    """Whether a database error is the fence refusing a stale token."""
+    return getattr(error, "sqlstate", None) == LEASE_LOST_SQLSTATE
+
+
+def check_fence(row: Any, thread_id: str, token: int) -> None:
+    """Raise :class:`LeaseLostError` unless the fence statement found the lease."""
+    if row is None:
+        raise LeaseLostError(thread_id, token)
+
+
+@dataclass(slots=True)
+class _Held:
+    token: int
+    renewed: float
+    lost: bool = False
+
+
+class LeaseKeeper:
+    """The leases one saver holds, and the heartbeat that keeps them.
+
+    All lease I/O runs on one dedicated autocommit connection (no prepared
+    statements) owned by the keeper, so it works the same for sync and async
+    savers: async callers use :meth:`aacquire`/:meth:`arelease`, which run the
+    blocking calls in a worker thread.
+
+    Args:
+        conninfo: Where to connect (the saver's DSN).
+        schema: The saver's schema.
+        mode: ``wait`` (poll until free or ``timeout``), ``error`` (raise at once).
+        timeout: Seconds to wait for a busy lease in ``wait`` mode.
+        ttl: Seconds a lease lives without a heartbeat.
+        connect: Opens the keeper's connection (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        conninfo: str,
+        schema: str,
+        *,
+        mode: str = "wait",
+        timeout: float = 300.0,
+        ttl: float = 30.0,
+        connect: Callable[[], psycopg.Connection[Any]] | None = None,
+    ) -> None:
+        self.conninfo = conninfo
+        self.queries = LeaseQueries(schema)
+        self.mode = mode
+        self.timeout = timeout
+        self.ttl = ttl
+        self.holder = f"{uuid.uuid4()}"
+        self._connect = connect or self._default_connect
+        self._conn: psycopg.Connection[Any] | None = None
+        self._direct = False
+        self._io = threading.RLock()
+        self._held: dict[str, _Held] = {}
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+
+    # ----------------------------------------------------------------- public
+
+    def token(self, thread_id: str) -> int | None:
+        """The fencing token held for ``thread_id`` (None: not held by this keeper)."""
+        held = self._held.get(thread_id)
+        if held is None:
+            return None
+        if held.lost:
+            raise LeaseLostError(thread_id, held.token)
+        return held.token
+
+    def holds(self, thread_id: str) -> bool:
+        """Whether this keeper holds the (not lost) lease of ``thread_id``."""
+        held = self._held.get(thread_id)
+        return held is not None and not held.lost
+
+    def acquire(self, thread_id: str) -> bool:
+        """Take the lease of ``thread_id``; True when taken now, False when already held.
+
+        Raises:
+            ThreadBusyError: Another live worker holds it (``error`` mode), or it
+                stayed busy for ``timeout`` seconds (``wait`` mode).
+        """
+        if self.holds(thread_id):
+            return False
+        deadline = time.monotonic() + self.timeout
+        while True:
+            token = self._run(
+                lambda: plan_acquire(self.queries, thread_id, self.holder, self.ttl, self._direct)
+            )
+            if token is not None:
+                self._held[thread_id] = _Held(token, time.monotonic())
+                self._start_heartbeat()
+                return True
+            if self.mode == "error" or time.monotonic() >= deadline:
+                raise ThreadBusyError(thread_id)
+            time.sleep(min(0.05 + self.ttl / 100, 0.5))
+
+    def release(self, thread_id: str) -> bool:
+        """Give the lease of ``thread_id`` up (False when not held or already lost)."""
+        held = self._held.pop(thread_id, None)
+        if held is None or held.lost:
+            return False
+        token = held.token
+        try:
+            return bool(
+                self._run(lambda: plan_release(self.queries, thread_id, self.holder, token))
+            )
+        except psycopg.Error:
+            return False  # the row expires by itself
+
+    async def aacquire(self, thread_id: str) -> bool:
+        """:meth:`acquire` for async callers (runs in a worker thread)."""
+        import asyncio
+
+        if self.holds(thread_id):
+            return False
+        return await asyncio.to_thread(self.acquire, thread_id)
+
+    async def arelease(self, thread_id: str) -> bool:
+        """:meth:`release` for async callers (runs in a worker thread)."""
+        import asyncio
+
+        if thread_id not in self._held:
+            return False
+        return await asyncio.to_thread(self.release, thread_id)
+
+    def release_all(self) -> int:
+        """Release every held lease and stop the heartbeat; the number released."""
+        self._stop.set()
+        released = sum(self.release(t) for t in list(self._held))
+        with self._io:
+            if self._conn is not None:
+                with contextlib.suppress(Exception):
+                    self._conn.close()
+                self._conn = None
+        return released
+
+    def renew_now(self) -> None:
+        """Renew every held lease once (the heartbeat's step; tests call it)."""
+        for thread_id, held in list(self._held.items()):
+            if held.lost:
+                continue
+            try:
+                ok = self._renew(thread_id, held.token)
+            except psycopg.Error as error:
+                # Not lost yet: the fence decides. Keep trying until the expiry.
+                logger.warning("lease heartbeat for thread %r failed: %s", thread_id, error)
+                continue
+            if ok:
+                held.renewed = time.monotonic()
+            else:
+                held.lost = True
+                logger.error("lease on thread %r was taken over by another worker", thread_id)
+
+    # --------------------------------------------------------------- internal
+
+    def _renew(self, thread_id: str, token: int) -> bool:
+        return bool(
+            self._run(
+                lambda: plan_renew(
+                    self.queries, thread_id, self.holder, token, self.ttl, self._direct
+                )
+            )
+        )
+
+    def _default_connect(self) -> psycopg.Connection[Any]:
+        return psycopg.Connection.connect(
+            self.conninfo, autocommit=True, prepare_threshold=None, connect_timeout=5
+        )
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            if self._conn is not None:
+                with contextlib.suppress(Exception):
+                    self._conn.close()
+            self._conn = self._connect()
+            self._direct = _is_direct(self._conn)
+        return self._conn
+
+    def _run(self, factory: Callable[[], Plan[Any]]) -> Any:
+        with self._io:
+            for attempt in (1, 2):
+                conn = self._connection()
+                try:
+                    return SyncDriver(conn).run(factory)
+                except psycopg.OperationalError:
+                    if attempt == 2 or not conn.broken:
+                        raise
+                    self._conn = None  # reconnect once: the lease connection was cut
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _start_heartbeat(self) -> None:
+        if self._beat is not None and self._beat.is_alive():
+            return
+        self._stop.clear()
+        self._beat = threading.Thread(
+            target=self._heartbeat, name="actionckpt-lease-heartbeat", daemon=True
+        )
+        self._beat.start()
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            if not self._held:
+                continue
+            try:
+                self.renew_now()
+            except Exception:
+                logger.exception("lease heartbeat failed")
+
+
+def _is_direct(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the connection reaches PostgreSQL itself (not a pooler or a proxy).
+
+    A pooler or proxy listens on a port of its own; the server's ``port``
+    setting then differs from the port the client connected to. Unix sockets
+    name the port in the socket file, so they compare the same way.
+    """
+    try:
+        row = conn.execute("SELECT current_setting('port')::int").fetchone()
+    except psycopg.Error:
+        return False
+    return row is not None and int(row[0]) == int(conn.info.port)

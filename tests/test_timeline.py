@@ -1,0 +1,138 @@
+"""The timeline page: data from a crashed-and-resumed run, drawn in real headless Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langgraph_actionckpt import ActionSaver
+from langgraph_actionckpt.ops.cost import PriceTable, spend
+from langgraph_actionckpt.ops.timeline_html import render_timeline, timeline_data
+
+from .timeline_worker import run
+
+WORKER = Path(__file__).with_name("timeline_worker.py")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def crashed_and_resumed(dsn: str, schema: str, thread: str) -> list[Any]:
+    """Run the worker until it SIGKILLs itself mid-node, resume here, return the rows."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(WORKER),
+            "--dsn",
+            dsn,
+            "--schema",
+            schema,
+            "--thread",
+            thread,
+            "--kill",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == -9, proc.stderr
+    out = run(dsn, schema, thread, kill=False, resume=True)
+    assert out["messages"][-1].content.startswith("report")
+    with ActionSaver.from_conn_string(dsn, schema=schema, pool_size=0) as saver:
+        return saver.list_actions(thread)
+
+
+def test_timeline_data_shows_the_crash_and_the_resume(dsn: str, schema: str) -> None:
+    rows = crashed_and_resumed(dsn, schema, "tl-data")
+    data = timeline_data(rows)
+    kinds = [m["kind"] for m in data["markers"]]
+    assert kinds == ["crash", "resume"], data["markers"]
+    assert len(data["bars"]) == len(rows)
+    statuses = {b["status"] for b in data["bars"]}
+    assert "replayed" in statuses  # the LLM call made before the crash, served on resume
+    assert any(lane.endswith("act") for lane in data["lanes"])
+    llm = [b for b in data["bars"] if b["type"] == "llm_completion"]
+    assert llm and all(b["cost"] is not None and b["cost"] > 0 for b in llm)
+    money = spend(rows)
+    assert data["totals"]["saved"] == pytest.approx(money.saved) and money.saved > 0
+
+
+def test_prices_fall_back_to_the_base_model_and_unknown_is_not_zero() -> None:
+    table = PriceTable({"m": (1.0, 0.5, 2.0)})
+    assert table.price("m-2025-01-01") == table.price("m")
+    assert table.price("other") is None
+    assert PriceTable().price("gpt-4o-mini-2024-07-18") is not None
+
+
+def test_hostile_text_stays_text() -> None:
+    import datetime as dt
+
+    from langgraph_actionckpt.actions.records import ActionRecord
+
+    now = dt.datetime.now(dt.UTC)
+    rec = ActionRecord(
+        thread_id="t</script><script>alert(1)</script>",
+        action_id="a",
+        action_type="tool_call",
+        name="<img src=x onerror=alert(1)>",
+        status="completed",
+        node="</script>",
+        input={"q": "</script><b>"},
+        started_at=now,
+        completed_at=now,
+    )
+    page = render_timeline([rec])
+    assert "</script><script>alert(1)" not in page
+    assert "<img src=x" not in page
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (installed by .ci/run)")
+def test_timeline_page_in_headless_chromium(dsn: str, schema: str, tmp_path: Path) -> None:
+    playwright = pytest.importorskip("playwright.sync_api", reason="needs the playwright package")
+    rows = crashed_and_resumed(dsn, schema, "tl-page")
+    page_file = tmp_path / "timeline.html"
+    page_file.write_text(render_timeline(rows))
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 700})
+            page.route(
+                "**/*",
+                lambda route: (
+                    route.abort()
+                    if not route.request.url.startswith("file:")
+                    else route.continue_()
+                ),
+            )
+            page.goto(page_file.as_uri())
+            page.wait_for_function("window.__timeline !== undefined")
+            info = page.evaluate("window.__timeline")
+            data = timeline_data(rows)
+            assert info["lanes"] == len(data["lanes"]) >= 3
+            assert info["bars"] == len(rows)
+            assert page.locator("line.crash").count() == 1
+            assert page.locator("line.resume").count() == 1
+            assert page.locator("rect.bar.replayed").count() >= 1
+            tool_bar = page.locator("rect.bar").nth(
+                next(i for i, b in enumerate(data["bars"]) if b["type"] == "tool_call")
+            )
+            tool_bar.click()
+            detail = page.inner_text("#detail")
+            assert "lookup" in detail and "lisbon" in detail and "output:" in detail
+            page.screenshot(path=str(tmp_path / "timeline.png"), full_page=True)
+        finally:
+            browser.close()
+    assert (tmp_path / "timeline.png").stat().st_size > 10_000

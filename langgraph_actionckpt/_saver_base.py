@@ -203,3 +203,37 @@ def in_thread_iter(
     doc = f"Async :meth:`{method.__name__}` (pages fetched in a worker thread)."
     named = _named(twin, method, "a" + method.__name__, doc)
     return cast(Callable[P, AsyncIterator[R]], named)
+
+
+class SettledWrites:
+    """Writes that finish even when their caller is cancelled, and reads that wait for them.
+
+    Closing an ``astream`` mid-superstep cancels the task that awaits
+    ``aput_writes``. With an in-memory saver the writes of a task that already
+    finished are stored by then; here they are on their way to the database. So
+    the write runs shielded to the end, and a later read of the same thread
+    waits for it first: ``get_state`` then shows what the official savers show.
+    """
+
+    _inflight: dict[str, set[asyncio.Future[Any]]]
+
+    async def _shielded(self, config: Any, write: Coroutine[Any, Any, None]) -> None:
+        thread = str(((config or {}).get("configurable") or {}).get("thread_id"))
+        inflight = self.__dict__.setdefault("_inflight", {})
+        future = asyncio.ensure_future(write)
+        pending = inflight.setdefault(thread, set())
+        pending.add(future)
+
+        def done(f: asyncio.Future[Any]) -> None:
+            pending.discard(f)
+            if not f.cancelled():
+                f.exception()  # retrieved: a failure reaches the caller, or is dropped
+
+        future.add_done_callback(done)
+        await asyncio.shield(future)
+
+    async def _settle(self, config: Any) -> None:
+        thread = str(((config or {}).get("configurable") or {}).get("thread_id"))
+        pending = self.__dict__.get("_inflight", {}).get(thread)
+        if pending:
+            await asyncio.gather(*list(pending), return_exceptions=True)

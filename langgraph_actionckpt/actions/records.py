@@ -169,6 +169,14 @@ _UPDATE_ON_CONFLICT = (
 )
 
 
+# A node row started again while still open: its task was cut off (the process
+# died) and now runs again after a resume. Its duration counts from the resume.
+_RESUMED = (
+    "(a.action_type = 'node' AND a.status IN ('pending', 'running') "
+    "AND EXCLUDED.status IN ('pending', 'running') AND EXCLUDED.started_at > a.started_at)"
+)
+
+
 def _update_expr(column: str) -> sql.Composable:
     c = sql.Identifier(column)
     if column == "status":
@@ -187,10 +195,18 @@ def _update_expr(column: str) -> sql.Composable:
         ).format(c=c)
     if column in ("attempt", "replayed"):
         return sql.SQL("{c} = GREATEST(EXCLUDED.{c}, a.{c})").format(c=c)
-    if column == "started_at":  # a retry restarts the clock; a late start row does not
+    if column == "started_at":  # a retry or a resume restarts the clock; a late start row does not
         return sql.SQL(
-            "{c} = CASE WHEN EXCLUDED.attempt > a.attempt THEN EXCLUDED.{c} ELSE a.{c} END"
+            "{c} = CASE WHEN EXCLUDED.attempt > a.attempt OR " + _RESUMED + " "
+            "THEN EXCLUDED.{c} ELSE a.{c} END"
         ).format(c=c)
+    if column == "meta":  # a resumed node keeps when it first started and when it resumed
+        return sql.SQL(
+            "meta = CASE WHEN " + _RESUMED + " THEN COALESCE(EXCLUDED.meta, a.meta, '{}') "
+            "|| jsonb_build_object('resumed_at', EXCLUDED.started_at, 'first_started_at', "
+            "COALESCE(a.meta -> 'first_started_at', to_jsonb(a.started_at))) "
+            "ELSE COALESCE(EXCLUDED.meta, a.meta) END"
+        )
     return sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=c)
 
 
@@ -270,13 +286,13 @@ class ActionQueries:
 
     @cached_property
     def stage(self) -> sql.Identifier:
-        # one staging table per schema and session (temporary tables are per session)
+        # one staging table per schema and transaction (dropped at commit)
         return sql.Identifier(f"actionckpt_stage_{self.schema}")
 
     @cached_property
     def create_stage(self) -> sql.Composed:
         return self.q(
-            "CREATE TEMP TABLE IF NOT EXISTS {stage} AS "
+            "CREATE TEMP TABLE {stage} ON COMMIT DROP AS "
             "SELECT {cols} FROM {s}.actions WITH NO DATA",
             stage=self.stage,
             cols=sql.SQL(", ").join(sql.Identifier(c) for c in WRITE_COLUMNS),
@@ -293,10 +309,6 @@ class ActionQueries:
     @cached_property
     def merge_stage(self) -> sql.Composed:
         return self._upsert_from(sql.SQL("SELECT * FROM {}").format(self.stage))
-
-    @cached_property
-    def clear_stage(self) -> sql.Composed:
-        return self.q("TRUNCATE {stage}", stage=self.stage)
 
     def select(self, conditions: Sequence[str], order: str = "step_index") -> sql.Composed:
         where = " AND ".join(conditions) if conditions else "true"
@@ -423,11 +435,12 @@ def plan_upsert(q: ActionQueries, records: Sequence[ActionRecord]) -> Plan[None]
     if len(records) < COPY_THRESHOLD:
         yield Op(q.upsert, [list(col) for col in zip(*rows, strict=True)])
         return
-    yield Op(q.create_stage)
+    # The staging table lives and dies inside the transaction: behind a pooler in
+    # transaction mode the next transaction may run on another server session.
     yield BEGIN
+    yield Op(q.create_stage)
     yield Op(q.copy_stage, rows, "copy")
     yield Op(q.merge_stage)
-    yield Op(q.clear_stage)
     yield COMMIT
 
 

@@ -180,8 +180,8 @@ def render_timeline(records: Sequence[ActionRecord], prices: PriceTable | None =
         The page's HTML text (no external resources).
     """
     data = timeline_data(records, prices)
-    # "</" cannot end the script element when embedded in JSON.
-    payload = json.dumps(data, ensure_ascii=False, default=str).replace("</", "<\\/")
+    # No "<" at all in the embedded JSON: nothing in it can end the script element.
+    payload = json.dumps(data, ensure_ascii=False, default=str).replace("<", "\\u003c")
     title = html.escape(f"actionckpt timeline: {data['thread_id']}")
     page = resources.files(__package__).joinpath("timeline.html").read_text(encoding="utf-8")
     return page.replace("__TITLE__", title).replace("__DATA__", payload)

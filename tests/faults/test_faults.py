@@ -222,10 +222,6 @@ def test_hostile_bytes_give_an_error_naming_the_place(
         assert part in text, text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue #12 finding 5: a temp table outlives its transaction behind pgbouncer",
-)
 async def test_pgbouncer_transaction_mode_many_threads(
     bouncer: PgBouncer, caplog: pytest.LogCaptureFixture
 ) -> None:

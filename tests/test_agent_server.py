@@ -55,7 +55,7 @@ from langgraph_sdk.errors import (  # noqa: E402
 )
 
 sys.path.insert(0, str(EXAMPLE))
-from fake_openai import fake_openai_module  # noqa: E402
+from local_llm import fake_openai_module  # noqa: E402
 
 sys.path.remove(str(EXAMPLE))
 

@@ -13,7 +13,7 @@ asks a human (``interrupt()``) when the input sets ``ask_approval``.
 Environment:
 
 * ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``OPENAI_MODEL``: the model
-  endpoint (the local fake server in ``fake_openai.py`` needs any key);
+  endpoint (the local fake server in ``local_llm.py`` needs any key);
 * ``AGENT_TOOL_LOG``: append one JSON line per *executed* tool call (a replayed
   call appends nothing), to see replay at work;
 * ``AGENT_PAUSE_DIR``: with ``"pause": true`` in the input, ``research`` stops

@@ -37,6 +37,7 @@ from langgraph_actionckpt._saver_base import (
     aembedded_dsn,
     connect_kwargs,
     conninfo_of,
+    describe_target,
     install_hooks,
     pool_options,
 )
@@ -46,6 +47,7 @@ from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
 from langgraph_actionckpt.db.driver import AsyncDriver, PlanFactory, T, configure_connection
 from langgraph_actionckpt.db.lease import release_all
+from langgraph_actionckpt.errors import ConnectionFailedError
 
 _D = DEFAULTS  # the keyword defaults below are SaverOptions' own
 
@@ -122,6 +124,7 @@ class AsyncSaverBase(SaverCore):
         max_lifetime: float = 3600.0,
         prepare_threshold: int | None = 5,
         setup: bool = False,
+        connect_timeout: float = 3.0,
         **options: Any,
     ) -> AsyncIterator[Self]:
         """Open a saver from a connection string; closing it closes its connections.
@@ -139,12 +142,23 @@ class AsyncSaverBase(SaverCore):
             prepare_threshold: psycopg's server-side prepare threshold; ``None``
                 disables prepared statements (transaction-mode pgbouncer).
             setup: Run :meth:`setup` before yielding.
+            connect_timeout: Seconds to reach the server once before anything
+                else; a wrong DSN, a missing database or a server that is down
+                fails fast with :class:`~langgraph_actionckpt.errors.ConnectionFailedError`
+                carrying the server's reason.
             **options: The saver's options (``schema=``, ``serde=``,
                 ``pipeline=``... each a field of
                 :class:`~langgraph_actionckpt.SaverOptions`), or ``options=``.
         """
         conninfo = dsn or env_dsn() or await aembedded_dsn()
         ckw = connect_kwargs(prepare_threshold)
+        try:  # one direct attempt first: a pool would retry quietly until its timeout
+            probe = await psycopg.AsyncConnection.connect(
+                conninfo, connect_timeout=max(1, round(connect_timeout)), **ckw
+            )
+        except psycopg.OperationalError as error:
+            raise ConnectionFailedError(describe_target(conninfo), error) from None
+        await probe.close()
         async with AsyncExitStack() as stack:
             if pool_size <= 0:
 

@@ -237,3 +237,15 @@ class SettledWrites:
         pending = self.__dict__.get("_inflight", {}).get(thread)
         if pending:
             await asyncio.gather(*list(pending), return_exceptions=True)
+
+
+def describe_target(conninfo: str) -> str:
+    """Host, port and database of a connection string, never its password."""
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+
+        parts = conninfo_to_dict(conninfo)
+    except Exception:  # noqa: BLE001 - an unparsable DSN still gets a clear error
+        return "the given DSN"
+    host = parts.get("host") or "localhost"
+    return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or '?'}"

@@ -38,6 +38,7 @@ from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._saver_base import (
     connect_kwargs,
     conninfo_of,
+    describe_target,
     embedded_dsn,
     install_hooks,
     pool_options,
@@ -48,6 +49,7 @@ from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
 from langgraph_actionckpt.db.driver import PlanFactory, SyncDriver, T, configure_connection
 from langgraph_actionckpt.db.lease import release_all
+from langgraph_actionckpt.errors import ConnectionFailedError
 
 _D = DEFAULTS  # the keyword defaults below are SaverOptions' own
 
@@ -122,6 +124,7 @@ class SyncSaverBase(SaverCore):
         max_lifetime: float = 3600.0,
         prepare_threshold: int | None = 5,
         setup: bool = False,
+        connect_timeout: float = 3.0,
         **options: Any,
     ) -> Iterator[Self]:
         """Open a saver from a connection string; closing it closes its connections.
@@ -139,12 +142,23 @@ class SyncSaverBase(SaverCore):
             prepare_threshold: psycopg's server-side prepare threshold; ``None``
                 disables prepared statements (transaction-mode pgbouncer).
             setup: Run :meth:`setup` before yielding.
+            connect_timeout: Seconds to reach the server once before anything
+                else; a wrong DSN, a missing database or a server that is down
+                fails fast with :class:`~langgraph_actionckpt.errors.ConnectionFailedError`
+                carrying the server's reason.
             **options: The saver's options (``schema=``, ``serde=``,
                 ``pipeline=``... each a field of
                 :class:`~langgraph_actionckpt.SaverOptions`), or ``options=``.
         """
         conninfo = dsn or env_dsn() or embedded_dsn()
         ckw = connect_kwargs(prepare_threshold)
+        try:  # one direct attempt first: a pool would retry quietly until its timeout
+            probe = psycopg.Connection.connect(
+                conninfo, connect_timeout=max(1, round(connect_timeout)), **ckw
+            )
+        except psycopg.OperationalError as error:
+            raise ConnectionFailedError(describe_target(conninfo), error) from None
+        probe.close()
         with ExitStack() as stack:
             if pool_size <= 0:
 

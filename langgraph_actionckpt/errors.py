@@ -113,3 +113,16 @@ class LeaseLostError(ActionCkptError, RuntimeError):
             f"lease on thread {thread_id!r} was lost (fencing token {token}); another worker "
             "now runs it, so this worker's writes to it are refused"
         )
+
+
+class ConnectionFailedError(ActionCkptError, ConnectionError):
+    """The database could not be reached; the message carries the server's own reason.
+
+    Attributes:
+        target: Where the saver tried to connect (host, port, database; no password).
+    """
+
+    def __init__(self, target: str, reason: BaseException) -> None:
+        self.target = target
+        text = " ".join(str(reason).split())
+        super().__init__(f"cannot connect to PostgreSQL at {target}: {text}")

@@ -107,9 +107,6 @@ async def test_async_run_survives_terminated_backends(restartable_pg: PrivatePos
 # ------------------------------------------------------ issue #12 findings
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue #12 finding 9: a wrong DSN fails after 30 s with PoolTimeout"
-)
 @pytest.mark.parametrize("what", ["refused", "no database"])
 def test_wrong_dsn_fails_fast_with_the_servers_reason(
     private_pg: PrivatePostgres, what: str

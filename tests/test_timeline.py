@@ -136,3 +136,20 @@ def test_timeline_page_in_headless_chromium(dsn: str, schema: str, tmp_path: Pat
         finally:
             browser.close()
     assert (tmp_path / "timeline.png").stat().st_size > 10_000
+
+
+def test_cli_timeline_writes_the_page(dsn: str, schema: str, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from langgraph_actionckpt.ops.cli import app
+
+    rows = crashed_and_resumed(dsn, schema, "tl-cli")
+    out = tmp_path / "t.html"
+    args = ["timeline", "tl-cli", "--html", str(out), "--dsn", dsn, "--schema", schema]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert page.startswith("<!doctype html>") and "http://" not in page.split("<svg")[0]
+    assert '"bars": [' in page and len(rows) == len(timeline_data(rows)["bars"])
+    missing = CliRunner().invoke(app, ["timeline", "nope", "--dsn", dsn, "--schema", schema])
+    assert missing.exit_code == 1

@@ -14,7 +14,7 @@ Needs the ``cli`` extra (typer, rich): ``pip install 'langgraph-actionckpt[cli]'
 
 from __future__ import annotations
 
-from langgraph_actionckpt.ops import cli_maint, cli_read
+from langgraph_actionckpt.ops import cli_maint, cli_read, cli_timeline
 from langgraph_actionckpt.ops.cli_common import app, parse_duration, parse_since, resolve_dsn
 from langgraph_actionckpt.ops.cli_read import load_embeddings
 
@@ -22,6 +22,7 @@ __all__ = [
     "app",
     "cli_maint",
     "cli_read",
+    "cli_timeline",
     "load_embeddings",
     "main",
     "parse_duration",

@@ -1,0 +1,75 @@
+"""``actionckpt timeline``: a thread's action log as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import http.server
+import socketserver
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from langgraph_actionckpt.ops.cli_common import (
+    ERR,
+    FLAG,
+    OUT,
+    DsnOpt,
+    SchemaOpt,
+    app,
+    guard,
+    open_schema,
+    schema_of,
+    settings,
+)
+
+
+@app.command()
+def timeline(
+    ctx: typer.Context,
+    thread: Annotated[str, typer.Argument(help="Thread id")],
+    html: Annotated[Path | None, typer.Option("--html", help="Write the page to this file")] = None,
+    serve: Annotated[
+        bool,
+        typer.Option("--serve/--no-serve", metavar=FLAG, help="Show it on http://127.0.0.1"),
+    ] = False,
+    port: Annotated[int, typer.Option(help="Port for --serve (0: any free one)")] = 0,
+    dsn: DsnOpt = None,
+    schema: SchemaOpt = None,
+) -> None:
+    """Draw THREAD's actions (lanes per agent and node, crash and resume markers, cost)."""
+    from langgraph_actionckpt.actions.records import ActionQueries, plan_list
+    from langgraph_actionckpt.db.driver import SyncDriver
+    from langgraph_actionckpt.ops.timeline_html import render_timeline
+
+    s = settings(ctx, dsn, schema, None)
+
+    def body() -> str:
+        with open_schema(s) as conn:
+            q = ActionQueries(schema_of(s))
+            rows = SyncDriver(conn).run(lambda: plan_list(q, thread))
+        if not rows:
+            ERR.print(f"no actions for thread {thread!r} in schema {schema_of(s)}")
+            raise typer.Exit(1)
+        return render_timeline(rows)
+
+    page = guard(s, body)
+    if html is None and not serve:
+        html = Path(f"timeline-{abs(hash(thread)) % 10**8}.html")
+    if html is not None:
+        html.write_text(page, encoding="utf-8")
+        OUT.print(f"wrote {html}")
+    if serve:
+        folder = Path(tempfile.mkdtemp(prefix="actionckpt-timeline-"))
+        (folder / "index.html").write_text(page, encoding="utf-8")
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def __init__(self, *args: object, **kwargs: object) -> None:
+                super().__init__(*args, directory=str(folder), **kwargs)  # type: ignore[arg-type]
+
+        with socketserver.TCPServer(("127.0.0.1", port), Handler) as server:
+            OUT.print(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+            try:
+                server.serve_forever()
+            except KeyboardInterrupt:
+                pass

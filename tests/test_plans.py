@@ -17,6 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import Checkpoint, CheckpointMetadata, empty_checkpoint
 from langgraph.checkpoint.serde.types import ERROR
 
+from langgraph_actionckpt._config import SaverOptions
 from langgraph_actionckpt.actions.records import ActionQueries
 from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, WRITE_REF_TYPE
 from langgraph_actionckpt.checkpoints.codec import Codec
@@ -182,7 +183,7 @@ def test_put_refuses_an_unserializable_value_before_any_statement() -> None:
 
 
 def test_put_adapter_restores_held_writes_when_the_statement_fails() -> None:
-    core = SaverCore(schema="plans")
+    core = SaverCore(SaverOptions(schema="plans"))
     call = core._prepare_writes(config(checkpoint_id="c1"), [("x", "value")], "task-1", PULL)
     assert call is None and core._pending  # held for the next checkpoint
     ckpt = checkpoint({"x": "value"})
@@ -394,7 +395,7 @@ def test_delete_thread_in_one_transaction_and_adapter_flushes_first() -> None:
     assert [op.query for op in ops[1:-1]] == Q.delete_thread
     assert all(op.params == {"thread_id": "t1"} for op in ops[1:-1])
     assert deleted == ["t1"]
-    core = SaverCore(schema="plans")
+    core = SaverCore(SaverOptions(schema="plans"))
     core._prepare_writes(config(checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
     ops, _ = drive(core._plan_delete_thread("t1"))
     assert ops[0].query == Q.store(1, 0, 1, 0, False, True)  # held writes land first
@@ -422,7 +423,7 @@ def test_copy_thread_binds_source_and_target_and_stops_on_error() -> None:
 
 
 def test_write_call_adapter_keeps_held_writes_on_failure() -> None:
-    core = SaverCore(schema="plans")
+    core = SaverCore(SaverOptions(schema="plans"))
     core._prepare_writes(config(checkpoint_id="c1"), [("x", 1)], "held", PULL)
     special = core._prepare_writes(
         config(checkpoint_id="c1"), [(ERROR, ValueError("boom"))], "bad", PULL

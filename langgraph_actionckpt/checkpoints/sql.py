@@ -53,40 +53,13 @@ LEFT JOIN LATERAL (
 """
 
 
-class Queries(MaintenanceQueries):
-    """The statements for one schema, composed once and reused."""
+class PutQueries(MaintenanceQueries):
+    """The statements that store checkpoints, values and writes (one schema)."""
 
     @cached_property
     def writes_lateral(self) -> sql.Composed:
         """The pending writes of checkpoint ``c``, references resolved, as arrays."""
         return self.q(_WRITES_LATERAL, unnest=self.writes_unnest, ref=self.write_ref_join)
-
-    # ------------------------------------------------------------------ setup
-
-    @cached_property
-    def current_version(self) -> sql.Composed:
-        return self.q("SELECT to_regclass(%s) IS NOT NULL")
-
-    @cached_property
-    def create_schema(self) -> sql.Composed:
-        return self.q("CREATE SCHEMA IF NOT EXISTS {s}")
-
-    @cached_property
-    def create_migrations(self) -> sql.Composed:
-        return self.q(
-            "CREATE TABLE IF NOT EXISTS {s}.migrations ("
-            "v integer PRIMARY KEY, description text, applied_at timestamptz DEFAULT now())"
-        )
-
-    @cached_property
-    def read_version(self) -> sql.Composed:
-        return self.q("SELECT max(v) FROM {s}.migrations")
-
-    @cached_property
-    def record_version(self) -> sql.Composed:
-        return self.q(
-            "INSERT INTO {s}.migrations (v, description) VALUES (%s, %s) ON CONFLICT DO NOTHING"
-        )
 
     # -------------------------------------------------------------------- put
 
@@ -219,6 +192,10 @@ class Queries(MaintenanceQueries):
             final = "SELECT 1"
         text = ("WITH " + ", ".join(ctes) + " " if ctes else "") + final
         return self.q(text)
+
+
+class Queries(PutQueries):
+    """The statements for one schema, composed once and reused."""
 
     # -------------------------------------------------------------------- get
 

@@ -298,3 +298,33 @@ def test_crash_and_resume_makes_no_repeated_requests(
             usage["prompt_tokens"],
             usage["completion_tokens"],
         )
+
+
+def test_streamed_call_without_usage_says_usage_is_unknown(pg18_dsn: str, schema18: str) -> None:
+    """``streaming=True`` without ``stream_usage``: the row says why it has no tokens."""
+    from langchain_core.messages import HumanMessage
+    from langchain_openai import ChatOpenAI
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    from langgraph_actionckpt import ActionCallbackHandler
+    from langgraph_actionckpt.actions.recorder import USAGE_UNKNOWN
+
+    with FakeOpenAIServer(responder=responder) as server:
+        llm = ChatOpenAI(
+            model="gpt-4o-mini", base_url=server.base_url, api_key="test", streaming=True
+        )
+        builder: StateGraph[Any] = StateGraph(MessagesState)
+        builder.add_node("ask", lambda s: {"messages": [llm.invoke(s["messages"])]})
+        builder.add_edge(START, "ask")
+        builder.add_edge("ask", END)
+        with ActionSaver.from_conn_string(pg18_dsn, schema=schema18) as saver:
+            saver.setup()
+            graph = builder.compile(checkpointer=saver)
+            config: Any = {
+                "configurable": {"thread_id": "oa-nousage"},
+                "callbacks": [ActionCallbackHandler(saver)],
+            }
+            graph.invoke({"messages": [HumanMessage("hello")]}, config)
+            rows = saver.list_actions("oa-nousage", action_type="llm_completion")
+    assert len(rows) == 1 and rows[0].total_tokens is None
+    assert rows[0].meta["usage"] == USAGE_UNKNOWN

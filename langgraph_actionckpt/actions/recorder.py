@@ -205,7 +205,7 @@ class ActionRecorder:
             record.status = "completed"
             record.ttft_ms = None if replayed else ttft
             record.provider = provider if isinstance(provider, str) else None
-            record.meta = run.meta
+            record.meta = _usage_note(run.meta, response_message(response), response)
             return record
         message = response_message(response)
         record = self._own_record(run, rid, "llm_completion")
@@ -224,6 +224,8 @@ class ActionRecorder:
             record.input_tokens = usage.get("prompt_tokens")
             record.output_tokens = usage.get("completion_tokens")
             record.total_tokens = usage.get("total_tokens")
+        if record.total_tokens is None and record.input_tokens is None:
+            record.meta = _usage_note(run.meta, message, response)
         return record
 
     def llm_error(self, error: BaseException, run_id: UUID) -> ActionRecord | None:
@@ -342,3 +344,19 @@ def _goto_names(goto: Any) -> list[str]:
     """The node names a handoff goes to (``goto`` is a name, a Send, or a list of them)."""
     items = goto if isinstance(goto, (list, tuple)) else [goto]
     return [str(getattr(item, "node", item)) for item in items if item is not None]
+
+
+USAGE_UNKNOWN = (
+    "unknown: the model reported no token usage (a streamed OpenAI call reports it only "
+    "with stream_usage=True)"
+)
+"""``meta["usage"]`` of an LLM row whose response carried no token counts."""
+
+
+def _usage_note(
+    meta: dict[str, Any] | None, message: Any, response: LLMResult
+) -> dict[str, Any] | None:
+    """``meta`` plus ``usage: unknown`` when neither the message nor the result has usage."""
+    if getattr(message, "usage_metadata", None) or (response.llm_output or {}).get("token_usage"):
+        return meta
+    return {**(meta or {}), "usage": USAGE_UNKNOWN}

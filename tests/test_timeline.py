@@ -56,6 +56,11 @@ def test_timeline_data_shows_the_crash_and_the_resume(dsn: str, schema: str) -> 
     assert any(lane.endswith("act") for lane in data["lanes"])
     llm = [b for b in data["bars"] if b["type"] == "llm_completion"]
     assert llm and all(b["cost"] is not None and b["cost"] > 0 for b in llm)
+    # the killed node's duration counts from the resume, not across the downtime
+    act = next(r for r in rows if r.action_type == "node" and r.node == "act")
+    assert act.status == "completed" and set(act.meta) >= {"resumed_at", "first_started_at"}
+    assert act.started_at is not None and act.completed_at is not None
+    assert act.started_at.isoformat() >= act.meta["first_started_at"][:19]
     money = spend(rows)
     assert data["totals"]["saved"] == pytest.approx(money.saved) and money.saved > 0
 

@@ -153,22 +153,23 @@ class AsyncSaverBase(SaverCore):
         conninfo = dsn or env_dsn() or await aembedded_dsn()
         ckw = connect_kwargs(prepare_threshold)
         try:  # one direct attempt first: a pool would retry quietly until its timeout
-            probe = await psycopg.AsyncConnection.connect(
+            first = await psycopg.AsyncConnection.connect(
                 conninfo, connect_timeout=max(1, round(connect_timeout)), **ckw
             )
         except psycopg.OperationalError as error:
             raise ConnectionFailedError(describe_target(conninfo), error) from None
-        await probe.close()
         async with AsyncExitStack() as stack:
             if pool_size <= 0:
 
                 async def reconnect() -> psycopg.AsyncConnection[Any]:
                     return await psycopg.AsyncConnection.connect(conninfo, **ckw)
 
-                saver = cls(await reconnect(), _reconnect=reconnect, **options)
+                # the probe is the saver's connection: no second connect
+                saver = cls(first, _reconnect=reconnect, **options)
                 # the driver's connection: the first one, or its replacement
                 stack.push_async_callback(lambda: saver.driver.conn.close())
             else:
+                await first.close()
                 pool: AsyncConnectionPool[psycopg.AsyncConnection[Any]] = AsyncConnectionPool(
                     conninfo,
                     connection_class=psycopg.AsyncConnection,

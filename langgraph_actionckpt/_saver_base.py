@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from itertools import islice
 from typing import Any, ParamSpec, TypeVar, cast
 
+import psycopg
+
 from langgraph_actionckpt.embedded import embedded_dsn
 
 __all__ = [
@@ -241,11 +243,11 @@ class SettledWrites:
 
 def describe_target(conninfo: str) -> str:
     """Host, port and database of a connection string, never its password."""
-    try:
-        from psycopg.conninfo import conninfo_to_dict
+    from psycopg.conninfo import conninfo_to_dict
 
+    try:
         parts = conninfo_to_dict(conninfo)
-    except Exception:  # noqa: BLE001 - an unparsable DSN still gets a clear error
+    except psycopg.ProgrammingError:  # an unparsable DSN still gets a clear error
         return "the given DSN"
     host = parts.get("host") or "localhost"
     return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or '?'}"

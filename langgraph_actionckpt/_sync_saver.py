@@ -153,22 +153,23 @@ class SyncSaverBase(SaverCore):
         conninfo = dsn or env_dsn() or embedded_dsn()
         ckw = connect_kwargs(prepare_threshold)
         try:  # one direct attempt first: a pool would retry quietly until its timeout
-            probe = psycopg.Connection.connect(
+            first = psycopg.Connection.connect(
                 conninfo, connect_timeout=max(1, round(connect_timeout)), **ckw
             )
         except psycopg.OperationalError as error:
             raise ConnectionFailedError(describe_target(conninfo), error) from None
-        probe.close()
         with ExitStack() as stack:
             if pool_size <= 0:
 
                 def reconnect() -> psycopg.Connection[Any]:
                     return psycopg.Connection.connect(conninfo, **ckw)
 
-                saver = cls(reconnect(), _reconnect=reconnect, **options)
+                # the probe is the saver's connection: no second connect
+                saver = cls(first, _reconnect=reconnect, **options)
                 # the driver's connection: the first one, or its replacement
                 stack.callback(lambda: saver.driver.conn.close())
             else:
+                first.close()
                 pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
                     conninfo,
                     connection_class=psycopg.Connection,

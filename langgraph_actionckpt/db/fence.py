@@ -4,12 +4,14 @@ A lease is a row in ``{schema}.leases``: the holder, a fencing token and an
 expiry on the server's clock. It is taken with one upsert that succeeds only
 when the row is free, expired, already ours, or its holder's session is gone;
 every takeover increments the token. A heartbeat renews held leases every
-``ttl / 3`` seconds. Writes of a leased run lock the lease row ``FOR SHARE``
-with the expected token in the same transaction (:func:`fence_op`): a takeover
-must update that row, so it waits for the write to commit or finds it never
-happened, and a worker whose token is stale gets :class:`LeaseLostError` with
-nothing written. No session state is used (no advisory locks, no prepared
-statements), so leases work through pgbouncer in transaction mode.
+``ttl / 3`` seconds. A write of a leased run binds its thread id through
+``{schema}.fenced(thread, token)`` (``LeaseQueries.fenced``), which locks the
+lease row ``FOR SHARE`` inside the write statement itself: a takeover must
+update that row, so it waits for the write to commit or finds it never
+happened, and a stale token fails the statement (:func:`lease_lost` gives the
+typed :class:`LeaseLostError`) with nothing written. No session state is used
+(no advisory locks, no prepared statements), so leases work through pgbouncer
+in transaction mode.
 
 Liveness: on a direct connection the lease records the heartbeat's backend
 (pid and start time). When that backend is gone (the process died, or its lease
@@ -42,8 +44,8 @@ __all__ = [
     "LeaseKeeper",
     "LeaseQueries",
     "LEASE_LOST_SQLSTATE",
-    "fence_op",
     "is_lease_lost",
+    "lease_lost",
     "plan_acquire",
     "plan_release",
     "plan_renew",
@@ -127,9 +129,8 @@ class LeaseQueries:
             "DELETE FROM {s}.leases WHERE thread_id = %s AND token = %s AND holder = %s "
             "RETURNING token"
         ).format(s=s)
-        self.fence = sql.SQL(
-            "SELECT token FROM {s}.leases WHERE thread_id = %s AND token = %s FOR SHARE"
-        ).format(s=s)
+        # Stands where a write statement binds the thread id: (thread, token).
+        self.fenced = sql.SQL("{s}.fenced(%s, %s)").format(s=s)
 
 
 def plan_acquire(
@@ -162,16 +163,6 @@ def plan_release(q: LeaseQueries, thread_id: str, holder: str, token: int) -> Pl
     return row is not None
 
 
-def fence_op(q: LeaseQueries, thread_id: str, token: int) -> Op:
-    """The first statement of a leased write's transaction.
-
-    It returns no row when the token is stale; the plan then raises
-    :class:`LeaseLostError` before writing. The share lock makes a takeover wait
-    until the write commits.
-    """
-    return Op(q.fence, (thread_id, token), "one", lock_key=thread_id)
-
-
 LEASE_LOST_SQLSTATE = "AL001"
 """The SQLSTATE ``{schema}.fenced()`` raises for a stale fencing token."""
 
@@ -181,10 +172,9 @@ def is_lease_lost(error: BaseException) -> bool:
     return getattr(error, "sqlstate", None) == LEASE_LOST_SQLSTATE
 
 
-def check_fence(row: Any, thread_id: str, token: int) -> None:
-    """Raise :class:`LeaseLostError` unless the fence statement found the lease."""
-    if row is None:
-        raise LeaseLostError(thread_id, token)
+def lease_lost(error: BaseException, thread_id: str, token: int) -> LeaseLostError | None:
+    """The typed error for a write the fence refused (None for any other error)."""
+    return LeaseLostError(thread_id, token) if is_lease_lost(error) else None
 
 
 @dataclass(slots=True)

@@ -40,6 +40,7 @@ def timeline(
     """Draw THREAD's actions (lanes per agent and node, crash and resume markers, cost)."""
     from langgraph_actionckpt.actions.records import ActionQueries, plan_list
     from langgraph_actionckpt.db.driver import SyncDriver
+    from langgraph_actionckpt.ops.archiving import thread_file_name
     from langgraph_actionckpt.ops.timeline_html import render_timeline
 
     s = settings(ctx, dsn, schema, None)
@@ -55,7 +56,8 @@ def timeline(
 
     page = guard(s, body)
     if html is None and not serve:
-        html = Path(f"timeline-{abs(hash(thread)) % 10**8}.html")
+        # the archives' safe, bounded name (hash() differs from one process to the next)
+        html = Path("timeline-" + thread_file_name(thread).removesuffix(".jsonl") + ".html")
     if html is not None:
         html.write_text(page, encoding="utf-8")
         OUT.print(f"wrote {html}")

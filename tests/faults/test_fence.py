@@ -11,8 +11,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan, SyncDriver
-from langgraph_actionckpt.db.fence import DDL, LeaseKeeper, check_fence, fence_op
+from langgraph_actionckpt.db.driver import Op, Plan, SyncDriver
+from langgraph_actionckpt.db.fence import DDL, LeaseKeeper, LeaseQueries, lease_lost
 from langgraph_actionckpt.errors import LeaseLostError, ThreadBusyError
 from tests.faults.servers import PgBouncer, PrivatePostgres
 
@@ -36,18 +36,20 @@ def keeper(dsn: str, schema: str, **kw: object) -> LeaseKeeper:
     return LeaseKeeper(dsn, schema, **kw)  # type: ignore[arg-type]
 
 
-def fenced_write(dsn: str, schema: str, thread: str, token: int, n: int) -> Plan[None]:
-    from langgraph_actionckpt.db.fence import LeaseQueries
-
-    q = LeaseQueries(schema)
-    yield BEGIN
-    row = yield fence_op(q, thread, token)
-    check_fence(row, thread, token)
-    yield Op(
-        sql.SQL("INSERT INTO {}.effects VALUES (%s, %s)").format(sql.Identifier(schema)),
-        (thread, n),
+def fenced_write(schema: str, thread: str, token: int, n: int) -> Plan[None]:
+    """One fenced INSERT: the thread id is bound through ``{s}.fenced(thread, token)``."""
+    insert = sql.SQL("INSERT INTO {s}.effects VALUES ({fenced}, %s)").format(
+        s=sql.Identifier(schema), fenced=LeaseQueries(schema).fenced
     )
-    yield COMMIT
+    yield Op(insert, (thread, token, n))
+
+
+def run_fenced(driver: SyncDriver, schema: str, thread: str, token: int, n: int) -> None:
+    """Run :func:`fenced_write`; the fence's refusal comes back as ``LeaseLostError``."""
+    try:
+        driver.run(lambda: fenced_write(schema, thread, token, n))
+    except psycopg.Error as error:
+        raise lease_lost(error, thread, token) or error from None
 
 
 def effects(dsn: str, schema: str) -> list[tuple[str, int]]:
@@ -88,15 +90,11 @@ def test_a_stale_token_writes_nothing(private_pg: PrivatePostgres, lease_schema:
         token_a = a.token("t")
         assert token_a is not None
         with psycopg.connect(private_pg.dsn, autocommit=True) as conn:
-            SyncDriver(conn).run(
-                lambda: fenced_write(private_pg.dsn, lease_schema, "t", token_a, 1)
-            )
+            SyncDriver(conn).run(lambda: fenced_write(lease_schema, "t", token_a, 1))
             a._stop.set()
             b.acquire("t")  # waits for A's expiry
             with pytest.raises(LeaseLostError):
-                SyncDriver(conn).run(
-                    lambda: fenced_write(private_pg.dsn, lease_schema, "t", token_a, 2)
-                )
+                run_fenced(SyncDriver(conn), lease_schema, "t", token_a, 2)
         assert effects(private_pg.dsn, lease_schema) == [("t", 1)]
     finally:
         a.release_all()
@@ -114,10 +112,9 @@ def test_takeover_waits_for_a_fenced_write_in_progress(
         a._stop.set()
         token = a.token("t")
         assert token is not None
-        from langgraph_actionckpt.db.fence import LeaseQueries
-
         with psycopg.connect(private_pg.dsn) as conn:  # a transaction held open
-            conn.execute(LeaseQueries(lease_schema).fence, ("t", token))
+            fence = sql.SQL("SELECT {}").format(LeaseQueries(lease_schema).fenced)
+            conn.execute(fence, ("t", token))
             time.sleep(0.7)  # A's lease has expired, A's write is still in flight
             took = threading.Event()
             t = threading.Thread(target=lambda: (b.acquire("t"), took.set()))

@@ -9,10 +9,12 @@ command (``actionckpt --json runs``).
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import inspect
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -21,6 +23,7 @@ import psycopg
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.errors import ActionCkptError
@@ -39,14 +42,19 @@ app.add_typer(embedded_app, name="embedded")
 
 FLAG = ""
 """Metavar of on/off options: typer would show ``<bool>`` as if they took a value."""
+
+
+def flag(decls: str, help: str) -> Any:
+    """An on/off option (``--x`` or ``--x/--no-x``), shown without a value placeholder."""
+    return typer.Option(decls, metavar=FLAG, help=help)
+
+
 DsnOpt = Annotated[
     str | None,
     typer.Option("--dsn", help="PostgreSQL DSN [default: $ACTIONCKPT_DSN, else embedded]"),
 ]
 SchemaOpt = Annotated[str | None, typer.Option("--schema", help="Schema [default: actionckpt]")]
-JsonOpt = Annotated[
-    bool | None, typer.Option("--json/--no-json", metavar=FLAG, help="Print one JSON document.")
-]
+JsonOpt = Annotated[bool | None, flag("--json/--no-json", "Print one JSON document.")]
 
 
 @dataclass
@@ -113,6 +121,65 @@ def open_schema(s: Settings) -> Iterator[psycopg.Connection[Any]]:
     with connect(s) as conn:
         require_schema(conn, schema_of(s))
         yield conn
+
+
+def read(s: Settings, query: Callable[[psycopg.Connection[Any], str], T]) -> T:
+    """``query(conn, schema)`` on :func:`open_schema`'s connection, under :func:`guard`."""
+
+    def body() -> T:
+        with open_schema(s) as conn:
+            return query(conn, schema_of(s))
+
+    return guard(s, body)
+
+
+# The options every command takes after its own (``--json`` where it prints data).
+_KW = inspect.Parameter.KEYWORD_ONLY
+_CTX = inspect.Parameter("ctx", _KW, annotation=typer.Context)
+_SHARED = (
+    inspect.Parameter("dsn", _KW, default=None, annotation=DsnOpt),
+    inspect.Parameter("schema", _KW, default=None, annotation=SchemaOpt),
+)
+_JSON = inspect.Parameter("json_", _KW, default=None, annotation=JsonOpt)
+
+
+def command(
+    name: str | None = None, *, on: typer.Typer = app, json_option: bool = True
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a command whose first parameter is its :class:`Settings`.
+
+    Typer sees the function's own parameters followed by ``--dsn``, ``--schema``
+    and (with ``json_option``) ``--json``; the command gets them folded, over
+    the options given before the command, into its first argument.
+
+    Args:
+        name: The command's name (default: the function's).
+        on: The typer app to register on.
+        json_option: Whether the command takes ``--json``.
+    """
+
+    def register(fn: Callable[..., None]) -> Callable[..., None]:
+        params = list(inspect.signature(fn, eval_str=True).parameters.values())[1:]
+        own = [p.replace(kind=_KW) for p in params]  # typer passes every value by name
+        shared = (*_SHARED, _JSON) if json_option else _SHARED
+
+        @functools.wraps(fn)
+        def run(
+            ctx: typer.Context,
+            dsn: str | None,
+            schema: str | None,
+            json_: bool | None = None,
+            **kwargs: Any,
+        ) -> None:
+            fn(settings(ctx, dsn, schema, json_), **kwargs)
+
+        del run.__wrapped__  # type: ignore[attr-defined]  # typer reads the signature below
+        run.__annotations__ = {}
+        run.__signature__ = inspect.Signature([_CTX, *own, *shared])  # type: ignore[attr-defined]
+        on.command(name)(run)
+        return run
+
+    return register
 
 
 OUT = Console(highlight=False, soft_wrap=False, width=160)
@@ -213,3 +280,27 @@ def say_empty(s: Settings, text: str) -> None:
     """An empty result in human output: one clear line, not an empty table."""
     if not s.json:
         OUT.print(text)
+
+
+def printed(s: Settings, doc: Callable[[], Any], empty: str | None = None) -> bool:
+    """Print ``doc()`` as JSON (``--json``), or ``empty`` when given; whether it printed.
+
+    A command that gets ``True`` is done; else it prints its table.
+    """
+    if s.json:
+        emit_json(doc())
+        return True
+    if empty is not None:
+        OUT.print(empty)
+        return True
+    return False
+
+
+def new_table(
+    title: str, columns: Iterable[str], right: Collection[str] = (), **options: Any
+) -> Table:
+    """A table with these columns, those in ``right`` right-aligned."""
+    table = Table(title=title, **options)
+    for col in columns:
+        table.add_column(col, justify="right" if col in right else "left")
+    return table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -9,25 +10,22 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from langgraph_actionckpt.ops.cli_common import (
     ERR,
-    FLAG,
     OUT,
-    DsnOpt,
-    JsonOpt,
-    SchemaOpt,
     Settings,
-    app,
+    command,
     connect,
     embedded_app,
-    emit_json,
+    flag,
     guard,
+    new_table,
     open_schema,
     parse_duration,
+    printed,
+    read,
     schema_of,
-    settings,
 )
 
 
@@ -59,9 +57,8 @@ def print_result(title: str, data: dict[str, Any]) -> None:
     """A prune/archive result as a two-column table; a dry run lists the threads after it."""
     ids = data.pop("thread_ids", [])
     dry = data.get("dry_run", False)
-    table = Table(title=f"{title} (dry run: nothing changed)" if dry else title, show_header=False)
-    table.add_column("what")
-    table.add_column("value", justify="right")
+    heading = f"{title} (dry run: nothing changed)" if dry else title
+    table = new_table(heading, ("what", "value"), right=("value",), show_header=False)
     for k, v in data.items():
         table.add_row(k, f"{v:.2f}" if isinstance(v, float) else escape(str(v)))
     OUT.print(table)
@@ -77,17 +74,13 @@ def print_result(title: str, data: dict[str, Any]) -> None:
 _LISTED = 50
 DryRunOpt = Annotated[
     bool,
-    typer.Option(
-        "--dry-run", metavar=FLAG, help="Print what would be removed or archived; change nothing"
-    ),
+    flag("--dry-run", "Print what would be removed or archived; change nothing"),
 ]
 
 
 KeepFailedOpt = Annotated[
     bool,
-    typer.Option(
-        "--keep-failed/--no-keep-failed", metavar=FLAG, help="Keep threads whose last action failed"
-    ),
+    flag("--keep-failed/--no-keep-failed", "Keep threads whose last action failed"),
 ]
 OlderThanOpt = Annotated[
     str, typer.Option("--older-than", help="Idle time before a thread goes (30d, 12h...)")
@@ -95,65 +88,49 @@ OlderThanOpt = Annotated[
 BatchOpt = Annotated[int, typer.Option(help="About this many rows per transaction")]
 VacuumOpt = Annotated[
     bool,
-    typer.Option(
-        "--vacuum/--no-vacuum", metavar=FLAG, help="VACUUM (ANALYZE) the tables afterwards"
-    ),
+    flag("--vacuum/--no-vacuum", "VACUUM (ANALYZE) the tables afterwards"),
 ]
 
 
-@app.command()
+def _sweep(s: Settings, title: str, doing: str, sweep: Callable[..., Any], **options: Any) -> None:
+    """``sweep(conn, schema, progress=..., **options)`` under a progress bar; print its result."""
+
+    def body() -> Any:
+        with open_schema(s) as conn, progress_bar(s, f"{doing} threads") as cb:
+            return sweep(conn, schema_of(s), progress=cb, **options)
+
+    result = guard(s, body).to_dict()
+    if not printed(s, lambda: {title: result}):
+        print_result(title, result)
+
+
+@command()
 def prune(
-    ctx: typer.Context,
+    s: Settings,
     older_than: OlderThanOpt = "30d",
     keep_failed: KeepFailedOpt = True,
     batch_size: BatchOpt = 5000,
     vacuum: VacuumOpt = True,
     dry_run: DryRunOpt = False,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
 ) -> None:
     """Delete threads idle for longer than --older-than (never in-flight ones)."""
     from langgraph_actionckpt.ops import retention
 
-    s = settings(ctx, dsn, schema, json_)
     age = parse_duration(older_than)
-
-    def body() -> retention.PruneResult:
-        with open_schema(s) as conn, progress_bar(s, "pruning threads") as cb:
-            return retention.prune(
-                conn,
-                schema_of(s),
-                age,
-                keep_failed=keep_failed,
-                batch_size=batch_size,
-                progress=cb,
-                vacuum=vacuum,
-                dry_run=dry_run,
-            )
-
-    result = guard(s, body)
-    if s.json:
-        emit_json({"prune": result.to_dict()})
-    else:
-        print_result("prune", result.to_dict())
+    options = {"keep_failed": keep_failed, "batch_size": batch_size, "vacuum": vacuum}
+    _sweep(s, "prune", "pruning", retention.prune, older_than=age, dry_run=dry_run, **options)
 
 
-@app.command()
+@command()
 def archive(
-    ctx: typer.Context,
+    s: Settings,
     dest: Annotated[str, typer.Argument(help="Directory or fsspec URL (s3://bucket/path)")],
     older_than: OlderThanOpt = "30d",
     keep_failed: KeepFailedOpt = True,
-    delete: Annotated[
-        bool, typer.Option("--delete/--no-delete", metavar=FLAG, help="Delete archived threads")
-    ] = True,
+    delete: Annotated[bool, flag("--delete/--no-delete", "Delete archived threads")] = True,
     batch_size: BatchOpt = 5000,
     vacuum: VacuumOpt = True,
     dry_run: DryRunOpt = False,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
 ) -> None:
     """Write idle threads' actions to DEST (one .jsonl per thread), then delete the threads.
 
@@ -162,67 +139,32 @@ def archive(
     """
     from langgraph_actionckpt.ops import archiving
 
-    s = settings(ctx, dsn, schema, json_)
     age = parse_duration(older_than)
-
-    def body() -> archiving.ArchiveResult:
-        with open_schema(s) as conn, progress_bar(s, "archiving threads") as cb:
-            return archiving.archive(
-                conn,
-                schema_of(s),
-                age,
-                dest,
-                keep_failed=keep_failed,
-                delete=delete,
-                batch_size=batch_size,
-                progress=cb,
-                vacuum=vacuum,
-                dry_run=dry_run,
-            )
-
-    result = guard(s, body)
-    if s.json:
-        emit_json({"archive": result.to_dict()})
-    else:
-        print_result("archive", result.to_dict())
+    options = {"keep_failed": keep_failed, "batch_size": batch_size, "vacuum": vacuum}
+    run = functools.partial(archiving.archive, dest=dest, delete=delete, dry_run=dry_run)
+    _sweep(s, "archive", "archiving", run, older_than=age, **options)
 
 
-@app.command("import")
+@command("import")
 def import_(
-    ctx: typer.Context,
+    s: Settings,
     path: Annotated[str, typer.Argument(help="A .jsonl file, a directory, or an fsspec URL")],
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
 ) -> None:
     """Restore archived actions (identical rows; existing ones are left alone)."""
     from langgraph_actionckpt.ops import archiving
 
-    s = settings(ctx, dsn, schema, json_)
-
-    def body() -> int:
-        with open_schema(s) as conn:
-            return archiving.import_archive(conn, schema_of(s), path)
-
-    n = guard(s, body)
-    if s.json:
-        emit_json({"imported": n, "path": path})
-    else:
+    n = read(s, lambda conn, sch: archiving.import_archive(conn, sch, path))
+    if not printed(s, lambda: {"imported": n, "path": path}):
         OUT.print(f"imported {n} actions from {escape(path)}")
 
 
-@app.command()
+@command()
 def migrate(
-    ctx: typer.Context,
+    s: Settings,
     print_sql: Annotated[
         bool,
-        typer.Option(
-            "--print-sql", metavar=FLAG, help="Print the SQL of all migrations; run nothing"
-        ),
+        flag("--print-sql", "Print the SQL of all migrations; run nothing"),
     ] = False,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
 ) -> None:
     """Create or upgrade the schema (the migration runner setup() uses), or print its SQL.
 
@@ -238,20 +180,10 @@ def migrate(
     )
     from langgraph_actionckpt.ops.reports import migration_sql
 
-    s = settings(ctx, dsn, schema, json_)
     if print_sql:
         text = guard(s, lambda: migration_sql(schema_of(s)))
-        if s.json:
-            emit_json(
-                {
-                    "schema": schema_of(s),
-                    "sql": text,
-                    "migrations": [
-                        {"version": m.version, "description": m.description} for m in MIGRATIONS
-                    ],
-                }
-            )
-        else:
+        steps = [{"version": m.version, "description": m.description} for m in MIGRATIONS]
+        if not printed(s, lambda: {"schema": schema_of(s), "sql": text, "migrations": steps}):
             typer.echo(text, nl=False)
         return
 
@@ -263,9 +195,8 @@ def migrate(
             return driver.run(lambda: plan_schema_version(sch))
 
     version = guard(s, body)
-    if s.json:
-        emit_json({"schema": schema_of(s), "version": version, "latest": LATEST_VERSION})
-    else:
+    doc = {"schema": schema_of(s), "version": version, "latest": LATEST_VERSION}
+    if not printed(s, lambda: doc):
         OUT.print(f"schema {schema_of(s)} is at version {version} (latest {LATEST_VERSION})")
 
 
@@ -289,39 +220,23 @@ def _embedded_status() -> dict[str, Any]:
     return {"data_dir": str(path), "running": running, "pid": pid if running else None}
 
 
-@embedded_app.command("status")
-def embedded_status(
-    ctx: typer.Context,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
-) -> None:
+@command("status", on=embedded_app)
+def embedded_status(s: Settings) -> None:
     """Whether the embedded server runs, and where its data lives."""
-    s = settings(ctx, dsn, schema, json_)
     info = _embedded_status()
-    if s.json:
-        emit_json(info)
-    else:
+    if not printed(s, lambda: info):
         state = "[green]running[/green]" if info["running"] else "stopped"
         pid = f" (pid {info['pid']})" if info["pid"] else ""
         OUT.print(f"embedded PostgreSQL: {state}{pid}, data in {escape(info['data_dir'])}")
 
 
-@embedded_app.command("stop")
-def embedded_stop(
-    ctx: typer.Context,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
-) -> None:
+@command("stop", on=embedded_app)
+def embedded_stop(s: Settings) -> None:
     """Stop the embedded server (data is kept)."""
     from langgraph_actionckpt.embedded import stop_embedded
 
-    s = settings(ctx, dsn, schema, json_)
     stopped = guard(s, stop_embedded)
-    if s.json:
-        emit_json({"stopped": stopped, **_embedded_status()})
-    else:
+    if not printed(s, lambda: {"stopped": stopped, **_embedded_status()}):
         OUT.print(
             "embedded PostgreSQL stopped" if stopped else "embedded PostgreSQL was not running"
         )

@@ -8,28 +8,25 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from langgraph_actionckpt.ops.cli_common import (
     ERR,
-    FLAG,
     OUT,
-    DsnOpt,
-    JsonOpt,
-    SchemaOpt,
-    app,
-    emit_json,
+    Settings,
+    command,
+    flag,
     fmt_age,
     fmt_short,
     fmt_size,
     fmt_status,
     guard,
+    new_table,
     open_schema,
     parse_duration,
     parse_since,
-    say_empty,
+    printed,
+    read,
     schema_of,
-    settings,
 )
 
 
@@ -38,41 +35,36 @@ def _step(step: int | None) -> str:
     return "-" if step is None else str(step)
 
 
-@app.command()
+RunStatusOpt = Annotated[
+    str | None, typer.Option(help="running, failed or completed (derived status)")
+]
+SinceOpt = Annotated[
+    str | None, typer.Option(help="Activity since: a duration (7d) or an ISO date")
+]
+OlderThanOpt = Annotated[
+    str | None, typer.Option(help="Only actions started at least this long ago (10m)")
+]
+RunLimitOpt = Annotated[int, typer.Option(help="At most this many runs")]
+ActionLimitOpt = Annotated[int, typer.Option(help="At most this many actions")]
+
+
+@command()
 def runs(
-    ctx: typer.Context,
-    status: Annotated[
-        str | None, typer.Option(help="running, failed or completed (derived status)")
-    ] = None,
-    since: Annotated[
-        str | None, typer.Option(help="Activity since: a duration (7d) or an ISO date")
-    ] = None,
-    limit: Annotated[int, typer.Option(help="At most this many runs")] = 50,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
+    s: Settings, status: RunStatusOpt = None, since: SinceOpt = None, limit: RunLimitOpt = 50
 ) -> None:
     """List threads with their status, last action, counts by type and age."""
-    from langgraph_actionckpt.ops import reports as queries
+    from langgraph_actionckpt.ops import reports
 
-    s = settings(ctx, dsn, schema, json_)
     since_at = parse_since(since) if since else None
-
-    def body() -> list[queries.RunSummary]:
-        with open_schema(s) as conn:
-            return queries.list_runs(conn, schema_of(s), status=status, since=since_at, limit=limit)
-
-    rows = guard(s, body)
-    if s.json:
-        emit_json({"runs": [r.to_dict() for r in rows]})
+    rows = read(
+        s, lambda c, sch: reports.list_runs(c, sch, status=status, since=since_at, limit=limit)
+    )
+    filters = " matching the filters" if status or since else ""
+    empty = None if rows else f"no runs{filters} in schema {schema_of(s)}"
+    if printed(s, lambda: {"runs": [r.to_dict() for r in rows]}, empty):
         return
-    if not rows:
-        filters = " matching the filters" if status or since else ""
-        say_empty(s, f"no runs{filters} in schema {schema_of(s)}")
-        return
-    table = Table(title=f"runs in {schema_of(s)}")
-    for col in ("thread", "status", "actions", "by type", "last action", "age"):
-        table.add_column(col, justify="right" if col in ("actions", "age") else "left")
+    columns = ("thread", "status", "actions", "by type", "last action", "age")
+    table = new_table(f"runs in {schema_of(s)}", columns, right=("actions", "age"))
     for r in rows:
         last = f"{r.last_action_type or ''} {r.last_action_name or ''}".strip()
         if r.last_action_status == "failed":
@@ -88,37 +80,24 @@ def runs(
     OUT.print(table)
 
 
-@app.command()
-def show(
-    ctx: typer.Context,
-    thread: Annotated[str, typer.Argument(help="Thread id")],
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
-) -> None:
+@command()
+def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) -> None:
     """Show a thread's action timeline (replayed vs executed, durations, tokens)."""
-    from langgraph_actionckpt.ops import reports as queries
+    from langgraph_actionckpt.ops import reports
 
-    s = settings(ctx, dsn, schema, json_)
-
-    def body() -> queries.Timeline:
-        with open_schema(s) as conn:
-            return queries.thread_timeline(conn, thread, schema_of(s))
-
-    tl = guard(s, body)
-    if s.json:
-        emit_json(tl.to_dict())
+    tl = read(s, lambda conn, sch: reports.thread_timeline(conn, thread, sch))
+    if printed(s, tl.to_dict):
         return
     if not tl.actions:
         ERR.print(f"no actions for thread {escape(repr(thread))} in schema {schema_of(s)}")
         raise typer.Exit(1)
-    table = Table(
-        title=f"{escape(thread)}: {tl.status} - {len(tl.actions)} actions, "
+    title = (
+        f"{escape(thread)}: {tl.status} - {len(tl.actions)} actions, "
         f"{tl.executed} executed, {tl.replayed} replayed, {tl.tokens} tokens"
     )
     # step: the LangGraph superstep of the thread; seq: the action log's own order
-    for col in ("step", "seq", "type", "name", "status", "ms", "tokens", "replayed", "error"):
-        table.add_column(col, justify="right" if col in ("step", "seq", "ms", "tokens") else "left")
+    columns = ("step", "seq", "type", "name", "status", "ms", "tokens", "replayed", "error")
+    table = new_table(title, columns, right=("step", "seq", "ms", "tokens"))
     for a in tl.actions:
         table.add_row(
             _step(a.step),
@@ -134,33 +113,16 @@ def show(
     OUT.print(table)
 
 
-@app.command()
-def failed(
-    ctx: typer.Context,
-    limit: Annotated[int, typer.Option(help="At most this many runs")] = 50,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
-) -> None:
+@command()
+def failed(s: Settings, limit: RunLimitOpt = 50) -> None:
     """List runs whose last action failed, with the error."""
-    from langgraph_actionckpt.ops import reports as queries
+    from langgraph_actionckpt.ops import reports
 
-    s = settings(ctx, dsn, schema, json_)
-
-    def body() -> list[queries.RunSummary]:
-        with open_schema(s) as conn:
-            return queries.failed_runs(conn, schema_of(s), limit=limit)
-
-    rows = guard(s, body)
-    if s.json:
-        emit_json({"failed": [r.to_dict() for r in rows]})
+    rows = read(s, lambda conn, sch: reports.failed_runs(conn, sch, limit=limit))
+    empty = None if rows else f"no failed runs in schema {schema_of(s)}"
+    if printed(s, lambda: {"failed": [r.to_dict() for r in rows]}, empty):
         return
-    if not rows:
-        say_empty(s, f"no failed runs in schema {schema_of(s)}")
-        return
-    table = Table(title="failed runs")
-    for col in ("thread", "last action", "error", "age"):
-        table.add_column(col)
+    table = new_table("failed runs", ("thread", "last action", "error", "age"))
     for r in rows:
         table.add_row(
             escape(r.thread_id),
@@ -171,37 +133,20 @@ def failed(
     OUT.print(table)
 
 
-@app.command()
-def inflight(
-    ctx: typer.Context,
-    older_than: Annotated[
-        str | None, typer.Option(help="Only actions started at least this long ago (10m)")
-    ] = None,
-    limit: Annotated[int, typer.Option(help="At most this many actions")] = 100,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
-) -> None:
+@command()
+def inflight(s: Settings, older_than: OlderThanOpt = None, limit: ActionLimitOpt = 100) -> None:
     """List actions pending/running with no completion, oldest first."""
-    from langgraph_actionckpt.ops import reports as queries
+    from langgraph_actionckpt.ops import reports
 
-    s = settings(ctx, dsn, schema, json_)
     older = parse_duration(older_than) if older_than else None
-
-    def body() -> list[queries.InflightAction]:
-        with open_schema(s) as conn:
-            return queries.inflight_actions(conn, schema_of(s), older_than=older, limit=limit)
-
-    rows = guard(s, body)
-    if s.json:
-        emit_json({"inflight": [r.to_dict() for r in rows]})
+    rows = read(
+        s, lambda conn, sch: reports.inflight_actions(conn, sch, older_than=older, limit=limit)
+    )
+    empty = None if rows else f"no in-flight actions in schema {schema_of(s)}"
+    if printed(s, lambda: {"inflight": [r.to_dict() for r in rows]}, empty):
         return
-    if not rows:
-        say_empty(s, f"no in-flight actions in schema {schema_of(s)}")
-        return
-    table = Table(title="in-flight actions (outcome unknown after a crash)")
-    for col in ("thread", "step", "seq", "type", "name", "status", "idempotent", "age"):
-        table.add_column(col)
+    columns = ("thread", "step", "seq", "type", "name", "status", "idempotent", "age")
+    table = new_table("in-flight actions (outcome unknown after a crash)", columns)
     for a in rows:
         table.add_row(
             escape(a.thread_id),
@@ -216,29 +161,17 @@ def inflight(
     OUT.print(table)
 
 
-@app.command()
-def stats(
-    ctx: typer.Context,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
-) -> None:
+@command()
+def stats(s: Settings) -> None:
     """Row counts and sizes per table, actions per type and status, oldest/newest."""
-    from langgraph_actionckpt.ops import reports as queries
+    from langgraph_actionckpt.ops import reports
 
-    s = settings(ctx, dsn, schema, json_)
-
-    def body() -> queries.TableStats:
-        with open_schema(s) as conn:
-            return queries.stats(conn, schema_of(s))
-
-    st = guard(s, body)
-    if s.json:
-        emit_json(st.to_dict())
+    st = read(s, reports.stats)
+    if printed(s, st.to_dict):
         return
-    t = Table(title=f"schema {st.schema} (version {st.schema_version})")
-    for col in ("table", "rows", "total", "table", "indexes"):
-        t.add_column(col, justify="left" if col == "table" else "right")
+    title = f"schema {st.schema} (version {st.schema_version})"
+    columns = ("table", "rows", "total", "table", "indexes")
+    t = new_table(title, columns, right=("rows", "total", "indexes"))
     for name, v in st.tables.items():
         t.add_row(
             name,
@@ -249,14 +182,10 @@ def stats(
         )
     OUT.print(t)
     if not st.actions_by_type_status:
-        say_empty(s, f"no actions in schema {st.schema}")
+        OUT.print(f"no actions in schema {st.schema}")
         return
-    a = Table(
-        title=f"actions: {st.threads} threads, oldest {st.oldest_action}, newest {st.newest_action}"
-    )
-    a.add_column("type")
-    a.add_column("status")
-    a.add_column("count", justify="right")
+    title = f"actions: {st.threads} threads, oldest {st.oldest_action}, newest {st.newest_action}"
+    a = new_table(title, ("type", "status", "count"), right=("count",))
     for typ, by_status in st.actions_by_type_status.items():
         for status, n in by_status.items():
             a.add_row(escape(typ), fmt_status(status), str(n))
@@ -284,9 +213,9 @@ def load_embeddings(spec: str) -> Any:
     return obj() if callable(obj) else obj
 
 
-@app.command()
+@command()
 def similar(
-    ctx: typer.Context,
+    s: Settings,
     text: Annotated[str, typer.Argument(help="Text to search for (an error, a prompt...)")],
     k: Annotated[int, typer.Option("-k", "--k", help="How many results")] = 5,
     action_type: Annotated[str | None, typer.Option("--type", help="Only this action type")] = None,
@@ -300,18 +229,12 @@ def similar(
     ] = None,
     embed_pending: Annotated[
         bool,
-        typer.Option(
-            "--embed-pending/--no-embed-pending", metavar=FLAG, help="Embed new actions first"
-        ),
+        flag("--embed-pending/--no-embed-pending", "Embed new actions first"),
     ] = True,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
 ) -> None:
     """Find the actions most similar to TEXT (pgvector cosine distance)."""
     from langgraph_actionckpt.errors import VectorUnavailableError
 
-    s = settings(ctx, dsn, schema, json_)
     spec = embeddings or os.environ.get("ACTIONCKPT_EMBEDDINGS")
 
     def body() -> tuple[int, list[tuple[Any, float]]]:
@@ -330,35 +253,11 @@ def similar(
             return n, index.similar_actions(text, k, action_type=action_type, status=status)
 
     embedded, hits = guard(s, body)
-    if s.json:
-        emit_json(
-            {
-                "query": text,
-                "embedded": embedded,
-                "results": [
-                    {
-                        "distance": d,
-                        "thread_id": r.thread_id,
-                        "step_index": r.step_index,
-                        "step": r.step,
-                        "action_id": r.action_id,
-                        "action_type": r.action_type,
-                        "name": r.name,
-                        "status": r.status,
-                        "error": fmt_short(r.error, 500) if r.error is not None else None,
-                        "output": fmt_short(r.output, 500) if r.output is not None else None,
-                    }
-                    for r, d in hits
-                ],
-            }
-        )
+    empty = None if hits else "no similar actions (nothing embedded matches the filters)"
+    if printed(s, lambda: _similar_json(text, embedded, hits), empty):
         return
-    if not hits:
-        say_empty(s, "no similar actions (nothing embedded matches the filters)")
-        return
-    table = Table(title=f"nearest to {escape(fmt_short(text, 60))!r}")
-    for col in ("distance", "thread", "step", "seq", "type", "name", "status", "error/output"):
-        table.add_column(col)
+    columns = ("distance", "thread", "step", "seq", "type", "name", "status", "error/output")
+    table = new_table(f"nearest to {escape(fmt_short(text, 60))!r}", columns)
     for r, d in hits:
         table.add_row(
             f"{d:.3f}",
@@ -371,3 +270,16 @@ def similar(
             escape(fmt_short(r.error if r.error is not None else r.output)),
         )
     OUT.print(table)
+
+
+def _similar_json(text: str, embedded: int, hits: list[tuple[Any, float]]) -> dict[str, Any]:
+    """``similar --json``: the query, how many actions were embedded first, the hits."""
+    results = []
+    for r, d in hits:
+        fields = ("thread_id", "step_index", "step", "action_id", "action_type", "name", "status")
+        hit = {"distance": d, **{f: getattr(r, f) for f in fields}}
+        for long in ("error", "output"):  # cut: a hit is for finding, not for reading
+            value = getattr(r, long)
+            hit[long] = fmt_short(value, 500) if value is not None else None
+        results.append(hit)
+    return {"query": text, "embedded": embedded, "results": results}

@@ -12,38 +12,32 @@ import typer
 
 from langgraph_actionckpt.ops.cli_common import (
     ERR,
-    FLAG,
     OUT,
-    DsnOpt,
-    SchemaOpt,
-    app,
+    Settings,
+    command,
+    flag,
     guard,
     open_schema,
     schema_of,
-    settings,
 )
 
 
-@app.command()
+@command(json_option=False)
 def timeline(
-    ctx: typer.Context,
+    s: Settings,
     thread: Annotated[str, typer.Argument(help="Thread id")],
     html: Annotated[Path | None, typer.Option("--html", help="Write the page to this file")] = None,
     serve: Annotated[
         bool,
-        typer.Option("--serve/--no-serve", metavar=FLAG, help="Show it on http://127.0.0.1"),
+        flag("--serve/--no-serve", "Show it on http://127.0.0.1"),
     ] = False,
     port: Annotated[int, typer.Option(help="Port for --serve (0: any free one)")] = 0,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
 ) -> None:
     """Draw THREAD's actions (lanes per agent and node, crash and resume markers, cost)."""
     from langgraph_actionckpt.actions.records import ActionQueries, plan_list
     from langgraph_actionckpt.db.driver import SyncDriver
     from langgraph_actionckpt.ops.archiving import thread_file_name
     from langgraph_actionckpt.ops.timeline_html import render_timeline
-
-    s = settings(ctx, dsn, schema, None)
 
     def body() -> str:
         with open_schema(s) as conn:

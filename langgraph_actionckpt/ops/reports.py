@@ -24,6 +24,7 @@ from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, pl
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.migrations import migration_sql as _migration_sql
+from langgraph_actionckpt.db.migrations import plan_schema_version, plan_vector_state
 from langgraph_actionckpt.db.sqlid import q as _q
 from langgraph_actionckpt.db.sqlid import regclass
 from langgraph_actionckpt.errors import ConfigurationError
@@ -266,29 +267,23 @@ class TimelineRow(_Jsonable):
 
     @classmethod
     def from_record(cls, r: ActionRecord) -> TimelineRow:
-        """Build a row from an :class:`ActionRecord`."""
+        """Build a row from an :class:`ActionRecord` (the fields they share are copied)."""
         duration = r.latency_ms
         if duration is None and r.started_at and r.completed_at:
             duration = (r.completed_at - r.started_at).total_seconds() * 1000.0
         tokens = r.total_tokens
         if tokens is None and (r.input_tokens is not None or r.output_tokens is not None):
             tokens = (r.input_tokens or 0) + (r.output_tokens or 0)
-        return cls(
-            step_index=r.step_index,
-            step=r.step,
-            action_type=r.action_type,
-            name=r.name,
-            status=r.status,
-            node=r.node,
-            duration_ms=duration,
-            tokens=tokens,
-            replayed=r.replayed,
-            attempt=r.attempt,
-            started_at=r.started_at,
-            completed_at=r.completed_at,
-            error=r.error,
-            action_id=r.action_id,
-        )
+        shared = {name: getattr(r, name) for name in _SHARED_WITH_RECORD}
+        return cls(duration_ms=duration, tokens=tokens, **shared)
+
+
+_SHARED_WITH_RECORD = tuple(
+    f.name
+    for f in dataclasses.fields(TimelineRow)
+    if f.name in {g.name for g in dataclasses.fields(ActionRecord)}
+)
+"""The fields of a timeline row that are its record's own, under the same name."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -445,7 +440,8 @@ class TableStats(_Jsonable):
     has_embedding: bool
 
 
-def _plan_stats(schema: str) -> Plan[TableStats]:
+def _plan_table_sizes(schema: str) -> Plan[dict[str, dict[str, int]]]:
+    """Exact row count and sizes of each of the schema's tables that exists."""
     tables: dict[str, dict[str, int]] = {}
     for table in TABLES:
         name = regclass(schema, table)
@@ -461,59 +457,61 @@ def _plan_stats(schema: str) -> Plan[TableStats]:
             "one",
         )
         assert row is not None
-        tables[table] = {
-            "rows": int(row[0]),
-            "total_bytes": int(row[1]),
-            "table_bytes": int(row[2]),
-            "index_bytes": int(row[3]),
-        }
-    by: dict[str, dict[str, int]] = {}
-    oldest = newest = None
-    threads = 0
-    has_embedding = False
-    if "actions" in tables:
-        rows = yield Op(
-            _q(
-                schema,
-                "SELECT action_type, status, count(*) FROM {s}.actions GROUP BY 1, 2 ORDER BY 1, 2",
-            ),
-            None,
-            "all",
-        )
-        for t, s, n in rows:
-            by.setdefault(t, {})[s] = int(n)
-        row = yield Op(
-            _q(
-                schema,
-                "SELECT min(started_at), max(started_at), count(DISTINCT thread_id) "
-                "FROM {s}.actions",
-            ),
-            None,
-            "one",
-        )
-        assert row is not None
-        oldest, newest, threads = row[0], row[1], int(row[2])
-        row = yield Op(
-            "SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = %s::regclass "
-            "AND attname = 'embedding' AND NOT attisdropped)",
-            (regclass(schema, "actions"),),
-            "one",
-        )
-        has_embedding = bool(row and row[0])
-    version = None
-    if "migrations" in tables:
-        row = yield Op(_q(schema, "SELECT max(v) FROM {s}.migrations"), None, "one")
-        version = row[0] if row else None
-    return TableStats(
-        schema=schema,
-        tables=tables,
-        actions_by_type_status=by,
-        oldest_action=oldest,
-        newest_action=newest,
-        threads=threads,
-        schema_version=version,
-        has_embedding=has_embedding,
+        tables[table] = dict(zip(_SIZES, map(int, row), strict=True))
+    return tables
+
+
+_SIZES = ("rows", "total_bytes", "table_bytes", "index_bytes")
+
+
+def _plan_action_summary(schema: str) -> Plan[dict[str, Any]]:
+    """The :class:`TableStats` fields about the actions table (it exists)."""
+    rows = yield Op(
+        _q(
+            schema,
+            "SELECT action_type, status, count(*) FROM {s}.actions GROUP BY 1, 2 ORDER BY 1, 2",
+        ),
+        None,
+        "all",
     )
+    by: dict[str, dict[str, int]] = {}
+    for t, s, n in rows:
+        by.setdefault(t, {})[s] = int(n)
+    span = yield Op(
+        _q(
+            schema,
+            "SELECT min(started_at), max(started_at), count(DISTINCT thread_id) FROM {s}.actions",
+        ),
+        None,
+        "one",
+    )
+    assert span is not None
+    vector = yield from plan_vector_state(schema)
+    return {
+        "actions_by_type_status": by,
+        "oldest_action": span[0],
+        "newest_action": span[1],
+        "threads": int(span[2]),
+        "has_embedding": vector.column_dims is not None,
+    }
+
+
+_NO_ACTIONS: dict[str, Any] = {
+    "actions_by_type_status": {},
+    "oldest_action": None,
+    "newest_action": None,
+    "threads": 0,
+    "has_embedding": False,
+}
+
+
+def _plan_stats(schema: str) -> Plan[TableStats]:
+    tables = yield from _plan_table_sizes(schema)
+    summary: dict[str, Any] = _NO_ACTIONS
+    if "actions" in tables:
+        summary = yield from _plan_action_summary(schema)
+    version = yield from plan_schema_version(schema)
+    return TableStats(schema=schema, tables=tables, schema_version=version, **summary)
 
 
 def stats(target: Target, schema: str | None = None) -> TableStats:

@@ -1,0 +1,111 @@
+"""Each public saver's methods in the other world, from one table.
+
+A saver's body is written for one world (``_async_saver.py``, and the
+``_sync_saver.py`` generated from it); LangGraph may call it from the other (a
+sync graph API on the async saver, an async graph on the sync one). The two
+public classes get the other world's twin of every method named in
+:data:`BRIDGED` from the class decorators below, so both list the same methods
+by construction; the bridges themselves are those of ``_saver_base``.
+
+Reads of a checkpoint wait for the thread's writes in flight, and those writes
+finish even when their caller is cancelled (``SettledWrites``): the decorators
+put that around ``aget_tuple`` and ``aput_writes`` in both savers.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from langgraph_actionckpt._saver_base import (
+    SettledWrites,
+    in_thread,
+    in_thread_iter,
+    on_loop,
+    on_loop_iter,
+)
+
+__all__ = ["BRIDGED", "ITERATORS", "NO_SYNC_TWIN", "with_async_twins", "with_sync_twins"]
+
+BRIDGED: tuple[str, ...] = (
+    "setup",
+    "close",
+    "flush_writes",
+    "put",
+    "put_writes",
+    "get_tuple",
+    "delete_thread",
+    "delete_for_runs",
+    "copy_thread",
+    "prune",
+    "get_delta_channel_history",
+    "list_actions",
+    "get_action",
+    "last_action",
+    "export_actions_jsonl",
+    "record_actions",
+    "resolve_action",
+)
+"""The savers' I/O methods, by their sync name (the async one adds an ``a``)."""
+
+ITERATORS: tuple[str, ...] = ("list",)
+"""The generator methods, bridged a page at a time."""
+
+NO_SYNC_TWIN: tuple[str, ...] = ("setup",)
+"""Async saver methods named without the ``a`` (as in LangGraph's async savers): no sync twin."""
+
+S = TypeVar("S", bound=SettledWrites)
+Method = Callable[..., Coroutine[Any, Any, Any]]
+
+
+def _settled_read(read: Method) -> Method:
+    """``read`` (``aget_tuple``) after the thread's writes in flight."""
+
+    @functools.wraps(read)
+    async def aget_tuple(self: Any, config: Any) -> Any:
+        await self._settle(config)
+        return await read(self, config)
+
+    return aget_tuple
+
+
+def _shielded_write(write: Method) -> Method:
+    """``write`` (``aput_writes``) run to its end even if its caller is cancelled."""
+
+    @functools.wraps(write)
+    async def aput_writes(self: Any, config: Any, *args: Any, **kwargs: Any) -> None:
+        await self._shielded(config, write(self, config, *args, **kwargs))
+
+    return aput_writes
+
+
+def _settle(cls: type[S]) -> None:
+    cls.aget_tuple = _settled_read(cls.aget_tuple)  # type: ignore[attr-defined]
+    cls.aput_writes = _shielded_write(cls.aput_writes)  # type: ignore[attr-defined]
+
+
+def with_async_twins(cls: type[S]) -> type[S]:
+    """Give a sync saver ``a<name>`` for each bridged ``<name>``, run in a worker thread."""
+    for name in BRIDGED:
+        setattr(cls, "a" + name, in_thread(getattr(cls, name)))
+    for name in ITERATORS:
+        setattr(cls, "a" + name, in_thread_iter(getattr(cls, name)))
+    _settle(cls)
+    return cls
+
+
+def with_sync_twins(cls: type[S]) -> type[S]:
+    """Give an async saver ``<name>`` for each bridged ``a<name>``, run on its event loop.
+
+    The sync twins may be called from threads other than the loop's (as LangGraph
+    does for sync graph APIs like ``get_state``); from the loop's own thread they
+    raise, since they would block it.
+    """
+    _settle(cls)  # first: the sync twins look their coroutine up by name, settled
+    for name in BRIDGED:
+        if name not in NO_SYNC_TWIN:
+            setattr(cls, name, on_loop(getattr(cls, "a" + name)))
+    for name in ITERATORS:
+        setattr(cls, name, on_loop_iter(getattr(cls, "a" + name)))
+    return cls

@@ -137,6 +137,7 @@ class ListCache:
             self._bytes = 0
 
 
+@dataclass(eq=False)  # compared and hashed by identity: SaverOptions, which holds one, hashes
 class DeltaPolicy:
     """When to store a delta and when a full snapshot.
 
@@ -153,19 +154,11 @@ class DeltaPolicy:
         cheap_item_bytes: Largest average item size that counts as small.
     """
 
-    def __init__(
-        self,
-        min_chain: int = 512,
-        ratio: float = 3.0,
-        cheap_chain: int = 128,
-        cheap_bytes: int = 256 * 1024,
-        cheap_item_bytes: int = 256,
-    ) -> None:
-        self.min_chain = min_chain
-        self.ratio = ratio
-        self.cheap_chain = cheap_chain
-        self.cheap_bytes = cheap_bytes
-        self.cheap_item_bytes = cheap_item_bytes
+    min_chain: int = 512
+    ratio: float = 3.0
+    cheap_chain: int = 128
+    cheap_bytes: int = 256 * 1024
+    cheap_item_bytes: int = 256
 
     def _snapshot_due(
         self, chain_len: int, chain_bytes: int, snap_bytes: int, size: int, count: int

@@ -12,14 +12,15 @@ from langgraph_actionckpt.checkpoints.sql_base import SchemaSQL
 class MaintenanceQueries(SchemaSQL):
     """Delete, prune, collect orphan blobs, copy a thread."""
 
+    def _delete_from(self, tables: tuple[str, ...], where: sql.SQL) -> list[sql.Composed]:
+        """One ``DELETE FROM <table> WHERE <where>`` per table, in this order."""
+        text = "DELETE FROM {s}.{t} WHERE {where}"
+        return [self.q(text, t=sql.Identifier(table), where=where) for table in tables]
+
     @cached_property
     def delete_thread(self) -> list[sql.Composed]:
-        return [
-            self.q("DELETE FROM {s}.checkpoints WHERE thread_id = %(thread_id)s"),
-            self.q("DELETE FROM {s}.blobs WHERE thread_id = %(thread_id)s"),
-            self.q("DELETE FROM {s}.writes WHERE thread_id = %(thread_id)s"),
-            self.q("DELETE FROM {s}.actions WHERE thread_id = %(thread_id)s"),
-        ]
+        tables = ("checkpoints", "blobs", "writes", "actions")
+        return self._delete_from(tables, sql.SQL("thread_id = %(thread_id)s"))
 
     @cached_property
     def delete_runs(self) -> sql.Composed:
@@ -65,11 +66,8 @@ class MaintenanceQueries(SchemaSQL):
 
     @cached_property
     def prune_delete(self) -> list[sql.Composed]:
-        return [
-            self.q("DELETE FROM {s}.checkpoints WHERE thread_id = ANY(%(thread_ids)s::text[])"),
-            self.q("DELETE FROM {s}.writes WHERE thread_id = ANY(%(thread_ids)s::text[])"),
-            self.q("DELETE FROM {s}.blobs WHERE thread_id = ANY(%(thread_ids)s::text[])"),
-        ]
+        tables = ("checkpoints", "writes", "blobs")
+        return self._delete_from(tables, sql.SQL("thread_id = ANY(%(thread_ids)s::text[])"))
 
     @cached_property
     def gc_blobs(self) -> sql.Composed:

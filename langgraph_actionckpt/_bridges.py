@@ -15,6 +15,7 @@ put that around ``aget_tuple`` and ``aput_writes`` in both savers.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -67,6 +68,7 @@ def _settled_read(read: Method) -> Method:
         await self._settle(config)
         return await read(self, config)
 
+    aget_tuple.__doc__ = _noted(read, "It waits first for the thread's writes still in flight.")
     return aget_tuple
 
 
@@ -77,7 +79,13 @@ def _shielded_write(write: Method) -> Method:
     async def aput_writes(self: Any, config: Any, *args: Any, **kwargs: Any) -> None:
         await self._shielded(config, write(self, config, *args, **kwargs))
 
+    aput_writes.__doc__ = _noted(write, "The writes are stored even if the caller is cancelled.")
     return aput_writes
+
+
+def _noted(method: Method, note: str) -> str:
+    """``method``'s docstring with one more paragraph."""
+    return f"{inspect.cleandoc(method.__doc__ or '')}\n\n{note}"
 
 
 def _settle(cls: type[S]) -> None:

@@ -300,13 +300,8 @@ def _graph() -> StateGraph[Steps]:
     def second(state: Steps) -> dict[str, Any]:
         return {"out": ["done"]}
 
-    graph = StateGraph(Steps)
-    graph.add_node("first", first)
-    graph.add_node("second", second)
-    graph.add_edge(START, "first")
-    graph.add_edge("first", "second")
-    graph.add_edge("second", END)
-    return graph
+    graph = StateGraph(Steps).add_sequence([first, second])
+    return graph.add_edge(START, "first").add_edge("second", END)
 
 
 def _check_hot_path(seen: list[str], schema: str) -> None:

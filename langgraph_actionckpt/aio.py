@@ -81,6 +81,7 @@ class AsyncActionSaver(SettledWrites, AsyncActionLogIO):
     export_actions_jsonl = on_loop(AsyncActionLogIO.aexport_actions_jsonl)
     record_actions = on_loop(AsyncActionLogIO.arecord_actions)
     resolve_action = on_loop(AsyncActionLogIO.aresolve_action)
+    fork_at_action = on_loop(AsyncActionLogIO.afork_at_action)
     flush_writes = on_loop(AsyncActionLogIO.aflush_writes)
     close = on_loop(AsyncActionLogIO.aclose)
 

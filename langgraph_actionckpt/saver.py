@@ -82,6 +82,7 @@ class ActionSaver(SettledWrites, SyncActionLogIO):
     aexport_actions_jsonl = in_thread(SyncActionLogIO.export_actions_jsonl)
     arecord_actions = in_thread(SyncActionLogIO.record_actions)
     aresolve_action = in_thread(SyncActionLogIO.resolve_action)
+    afork_at_action = in_thread(SyncActionLogIO.fork_at_action)
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Async :meth:`get_tuple`, after the thread's writes in flight (see ``SettledWrites``)."""

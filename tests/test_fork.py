@@ -362,3 +362,48 @@ def test_cli_fork(
     assert res.exit_code == 1 and json.loads(res.stdout)["type"] == "ConfigurationError"
     res = runner.invoke(app, ["fork", thread, acts[1].action_id, *base])
     assert res.exit_code == 2 and "--output" in res.output
+
+
+def test_fork_inside_a_subgraph(saver: ActionSaver, dsn: str, schema: str) -> None:
+    """A later node of the parent graph and a call inside a subgraph: only what follows reruns."""
+    model = Model()
+
+    def ask(prompt: str, state: OutState) -> dict[str, Any]:
+        seen = [HumanMessage(prompt), *(AIMessage(x) for x in state["out"][-1:])]
+        return {"out": [str(model.llm.invoke(seen).content)]}
+
+    def inner(state: OutState) -> dict[str, Any]:
+        first = model.llm.invoke([HumanMessage("inner 1")])
+        second = model.llm.invoke([HumanMessage("inner 2"), first])
+        return {"out": [str(first.content), str(second.content)]}
+
+    sub = StateGraph(OutState)
+    sub.add_node("inner", inner)
+    sub.add_edge(START, "inner")
+    sub.add_edge("inner", END)
+    builder = StateGraph(OutState)
+    builder.add_node("intro", lambda s: ask("intro", s))
+    builder.add_node("sub", sub.compile())
+    builder.add_node("outro", lambda s: ask("outro", s))
+    builder.add_edge(START, "intro")
+    builder.add_edge("intro", "sub")
+    builder.add_edge("sub", "outro")
+    builder.add_edge("outro", END)
+    graph = builder.compile(checkpointer=saver)
+    thread = f"sub-{uuid.uuid4().hex[:8]}"
+    first = graph.invoke({"out": []}, {"configurable": {"thread_id": thread}})
+    assert len(model.calls) == 4
+    llm = saver.list_actions(thread, action_type="llm_completion")
+    target = next(
+        a for a in llm if a.node == "inner" and a.input["messages"][0]["content"] == "inner 2"
+    )
+    assert target.checkpoint_ns.startswith("sub:")
+    before = snapshot(dsn, schema, thread)
+
+    new = saver.fork_at_action(thread, target.action_id, output="EDITED")
+    model.calls.clear()
+    result = graph.invoke(None, {"configurable": {"thread_id": new}})
+    # intro is not run again, inner's first call is served, outro sees the edit
+    assert model.calls == [["outro", "EDITED"]]
+    assert result["out"] == [*first["out"][:-2], "EDITED", "answer 1 to [EDITED]"]
+    assert snapshot(dsn, schema, thread) == before

@@ -24,7 +24,13 @@ from typer.testing import CliRunner
 from typing_extensions import TypedDict
 
 from examples.fake_openai.models import ScriptedChatModel
-from langgraph_actionckpt import ActionSaver, AsyncActionSaver, ConfigurationError
+from langgraph_actionckpt import (
+    ActionCallbackHandler,
+    ActionSaver,
+    AsyncActionCallbackHandler,
+    AsyncActionSaver,
+    ConfigurationError,
+)
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.checkpoints.fork import edited_output, enclosing_tasks
 from langgraph_actionckpt.ops.cli import app
@@ -139,7 +145,9 @@ def test_fork_three_calls_sync(saver: ActionSaver, dsn: str, schema: str) -> Non
     new = saver.fork_at_action(thread, source[1].action_id, output="Lyon, obviously")
     assert new != thread
     model.calls.clear()
-    result = graph.invoke(None, {"configurable": {"thread_id": new}})
+    # with the callback handler: its rows join the served ones (meta.forked_from stays)
+    handler = ActionCallbackHandler(saver)
+    result = graph.invoke(None, {"configurable": {"thread_id": new}, "callbacks": [handler]})
 
     forked = saver.list_actions(new, action_type="llm_completion")
     check_fork_result(model, source, forked, result, first["out"][0])
@@ -164,7 +172,8 @@ async def test_fork_three_calls_async(asaver: AsyncActionSaver, dsn: str, schema
     )
     assert new == f"{thread}-lyon"
     model.calls.clear()
-    result = await graph.ainvoke(None, {"configurable": {"thread_id": new}})
+    handler = AsyncActionCallbackHandler(asaver)
+    result = await graph.ainvoke(None, {"configurable": {"thread_id": new}, "callbacks": [handler]})
 
     forked = await asaver.alist_actions(new, action_type="llm_completion")
     check_fork_result(model, source, forked, result, first["out"][0])

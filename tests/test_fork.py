@@ -9,6 +9,7 @@ live. The source thread's rows are byte-equal before and after.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import operator
 import uuid
@@ -31,11 +32,14 @@ from langgraph_actionckpt import (
     AsyncActionSaver,
     ConfigurationError,
 )
-from langgraph_actionckpt.actions.records import ActionRecord
-from langgraph_actionckpt.checkpoints.fork import edited_output, enclosing_tasks
+from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord
+from langgraph_actionckpt.checkpoints.fork import edited_output, enclosing_tasks, plan_fork
+from langgraph_actionckpt.db.driver import BEGIN, COMMIT
+from langgraph_actionckpt.db.encoding import to_jsonable
 from langgraph_actionckpt.ops.cli import app
 
 from .conftest import fetch
+from .test_plans import AQ, Q, drive, named, replies
 
 runner = CliRunner()
 
@@ -416,3 +420,101 @@ def test_fork_inside_a_subgraph(saver: ActionSaver, dsn: str, schema: str) -> No
     assert model.calls == [["outro", "EDITED"]]
     assert result["out"] == [*first["out"][:-2], "EDITED", "answer 1 to [EDITED]"]
     assert snapshot(dsn, schema, thread) == before
+
+
+# ------------------------------------------------------ the plan, fake rows
+
+
+def db_row(record: ActionRecord) -> tuple[Any, ...]:
+    """A record as ``SELECT <COLUMNS>`` returns it (JSON columns as psycopg decodes them)."""
+    return tuple(
+        to_jsonable(getattr(record, c))
+        if c in ("input", "output", "error", "meta")
+        else getattr(record, c)
+        for c in COLUMNS
+    )
+
+
+LOGGED = ActionRecord(
+    thread_id="t1",
+    action_id="task-1:llm_completion:m:abc:0",
+    action_type="llm_completion",
+    status="completed",
+    step_index=7,
+    checkpoint_ns="outer:task-0",
+    checkpoint_id="ckpt-3",
+    task_id="task-1",
+    output=AIMessage(content="Paris"),
+    started_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+)
+
+
+def test_plan_fork_copies_in_one_transaction() -> None:
+    plan = plan_fork(Q, AQ, "t1", LOGGED.action_id, "Lyon", "t2")
+    ops, result = drive(plan, replies(db_row(LOGGED), (True, False)))
+    assert result == "t2"
+    assert ops[1] is BEGIN and ops[-1] is COMMIT
+    params = named(ops[2])
+    assert params["source"] == "t1" and params["target"] == "t2"
+    assert params["checkpoint_id"] == "ckpt-3" and params["ns"] == "outer:task-0"
+    assert params["skip_tasks"] == ["task-1", "task-0"]  # the task and the one enclosing it
+    assert params["step_index"] == 7
+    assert json.loads(params["meta"]) == {
+        "forked_from": {"thread_id": "t1", "action_id": LOGGED.action_id}
+    }
+    # state check, three copies, blob collection, actions, the edit
+    assert len(ops) == 2 + 1 + 3 + 1 + 1 + 1 + 1
+
+
+@pytest.mark.parametrize(
+    ("state", "match"), [((True, True), "already exists"), ((False, False), "no longer stored")]
+)
+def test_plan_fork_refuses_before_any_write(state: tuple[bool, bool], match: str) -> None:
+    plan = plan_fork(Q, AQ, "t1", LOGGED.action_id, "Lyon", "t2")
+    ops: list[Any] = []
+
+    def answer(op: Any) -> Any:
+        ops.append(op)
+        if op.fetch != "one":
+            return None
+        return db_row(LOGGED) if len(ops) == 1 else state
+
+    with pytest.raises(ConfigurationError, match=match):
+        drive(plan, answer)
+    assert [op.fetch for op in ops] == ["one", "begin", "one"]  # the driver rolls back
+
+
+def test_fork_beside_a_parallel_task(saver: ActionSaver) -> None:
+    """A sibling task of the same superstep keeps its finished writes: it is not run again."""
+    model = Model()
+
+    def left(state: OutState) -> dict[str, Any]:
+        first = model.llm.invoke([HumanMessage("left 1")])
+        second = model.llm.invoke([HumanMessage("left 2"), first])
+        return {"out": [f"L:{second.content}"]}
+
+    def right(state: OutState) -> dict[str, Any]:
+        return {"out": [f"R:{model.llm.invoke([HumanMessage('right')]).content}"]}
+
+    builder = StateGraph(OutState)
+    builder.add_node("left", left)
+    builder.add_node("right", right)
+    builder.add_node("join", lambda s: {"out": [" + ".join(sorted(s["out"]))]})
+    builder.add_edge(START, "left")
+    builder.add_edge(START, "right")
+    builder.add_edge(["left", "right"], "join")
+    builder.add_edge("join", END)
+    graph = builder.compile(checkpointer=saver)
+    thread = f"par-{uuid.uuid4().hex[:8]}"
+    first = graph.invoke({"out": []}, {"configurable": {"thread_id": thread}})
+    assert len(model.calls) == 3
+    calls = saver.list_actions(thread, action_type="llm_completion", node="left")
+    new = saver.fork_at_action(thread, calls[1].action_id, output="EDITED")
+    model.calls.clear()
+    result = graph.invoke(None, {"configurable": {"thread_id": new}})
+    assert model.calls == []  # left's first call served, its second edited, right not re-run
+    right_out = next(x for x in first["out"] if x.startswith("R:"))
+    assert sorted(result["out"][:2]) == sorted(["L:EDITED", right_out])
+    assert result["out"][2] == " + ".join(sorted(["L:EDITED", right_out]))
+    nodes = saver.list_actions(new, action_type="node", node="right")
+    assert len(nodes) == 1  # the copied row of its one run

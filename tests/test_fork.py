@@ -328,7 +328,7 @@ def test_fork_after_the_checkpoint_was_pruned(
 ) -> None:
     thread, acts = ran
     saver.prune([thread], strategy="delete")
-    with pytest.raises(ConfigurationError, match="no longer stored"):
+    with pytest.raises(ConfigurationError, match="is not stored"):
         saver.fork_at_action(thread, acts[1].action_id, output="x", new_thread_id="p-1")
     assert saver.list_actions("p-1") == []
 
@@ -375,6 +375,11 @@ def test_cli_fork(
     assert res.exit_code == 1 and json.loads(res.stdout)["type"] == "ConfigurationError"
     res = runner.invoke(app, ["fork", thread, acts[1].action_id, *base])
     assert res.exit_code == 2 and "--output" in res.output
+    res = runner.invoke(app, ["fork", thread, acts[1].action_id, "--output-json", "{x", *base])
+    assert res.exit_code == 2 and "not JSON" in res.output
+    # structured output: an LLM completion takes text only, and says so
+    res = runner.invoke(app, ["fork", thread, acts[1].action_id, "--output-json", "[1]", *base])
+    assert res.exit_code == 1 and "AIMessage or a string" in res.stderr
 
 
 def test_fork_inside_a_subgraph(saver: ActionSaver, dsn: str, schema: str) -> None:
@@ -467,7 +472,7 @@ def test_plan_fork_copies_in_one_transaction() -> None:
 
 
 @pytest.mark.parametrize(
-    ("state", "match"), [((True, True), "already exists"), ((False, False), "no longer stored")]
+    ("state", "match"), [((True, True), "already exists"), ((False, False), "is not stored")]
 )
 def test_plan_fork_refuses_before_any_write(state: tuple[bool, bool], match: str) -> None:
     plan = plan_fork(Q, AQ, "t1", LOGGED.action_id, "Lyon", "t2")
@@ -518,3 +523,34 @@ def test_fork_beside_a_parallel_task(saver: ActionSaver) -> None:
     assert result["out"][2] == " + ".join(sorted(["L:EDITED", right_out]))
     nodes = saver.list_actions(new, action_type="node", node="right")
     assert len(nodes) == 1  # the copied row of its one run
+
+
+def test_cli_fork_a_tool_with_json(saver: ActionSaver, dsn: str, schema: str) -> None:
+    """``--output-json``: a tool's structured result."""
+
+    @tool
+    def stock(item: str) -> dict[str, int]:
+        """Units in stock."""
+        return {"units": 3}
+
+    def node(state: OutState) -> dict[str, Any]:
+        return {"out": [json.dumps(stock.invoke({"item": "tent"}))]}
+
+    builder = StateGraph(OutState)
+    builder.add_node("n", node)
+    builder.add_edge(START, "n")
+    builder.add_edge("n", END)
+    graph = builder.compile(checkpointer=saver)
+    thread = f"s-{uuid.uuid4().hex[:8]}"
+    graph.invoke({"out": []}, {"configurable": {"thread_id": thread}})
+    (call,) = saver.list_actions(thread, action_type="tool_call")
+    res = runner.invoke(
+        app,
+        [
+            *("fork", thread, call.action_id, "--output-json", '{"units": 0}'),
+            *("--dsn", dsn, "--schema", schema),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    result = graph.invoke(None, {"configurable": {"thread_id": res.stdout.strip()}})
+    assert json.loads(result["out"][0]) == {"units": 0}

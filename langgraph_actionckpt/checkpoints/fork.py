@@ -281,7 +281,8 @@ def plan_fork(
     if not source_ok:
         raise ConfigurationError(
             f"the checkpoint {record.checkpoint_id!r} that action {action_id!r} was prepared "
-            f"from is no longer stored on thread {thread_id!r} (pruned?); cannot fork there"
+            f"from is not stored on thread {thread_id!r} (pruned, or the run used "
+            "durability='exit'); cannot fork there"
         )
     if target_used:
         raise ConfigurationError(f"thread {new_thread_id!r} already exists; pick a new thread id")

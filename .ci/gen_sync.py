@@ -74,6 +74,7 @@ REPLACEMENTS: dict[str, str] = {
     "aexport_actions_jsonl": "export_actions_jsonl",
     "arecord_actions": "record_actions",
     "aresolve_action": "resolve_action",
+    "afork_at_action": "fork_at_action",
     "aflush_writes": "flush_writes",
     "_aflush_writes_on_tick": "_flush_writes_on_tick",
     "aflush": "flush",

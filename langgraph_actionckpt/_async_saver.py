@@ -45,6 +45,7 @@ from langgraph_actionckpt.actions.records import ActionRecord, plan_upsert, reco
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
+from langgraph_actionckpt.checkpoints.fork import new_fork_id
 from langgraph_actionckpt.db.driver import AsyncDriver, PlanFactory, T, configure_connection
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError
@@ -389,3 +390,41 @@ class AsyncActionLogIO(AsyncSaverBase):
         """
         await self.writer.aflush()
         await self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
+
+    async def afork_at_action(
+        self,
+        thread_id: str,
+        action_id: str,
+        *,
+        output: Any,
+        new_thread_id: str | None = None,
+    ) -> str:
+        """Fork a thread at one action, as if that action had returned ``output``.
+
+        The new thread starts from the checkpoint the action's task was prepared
+        from. Resume it with ``graph.invoke(None, {"configurable": {"thread_id":
+        new}})``: the task runs again, its earlier actions are served from the
+        log, this action is served ``output``, and everything after it runs
+        live. The source thread is only read.
+
+        Args:
+            thread_id: The thread to fork.
+            action_id: The action's idempotency key (``list_actions``, ``actionckpt show``).
+            output: The action's new result: an ``AIMessage`` or a string for an
+                LLM completion, the tool's result for a tool call (a logged
+                ``ToolMessage`` keeps its ``tool_call_id``), the return value of
+                an ``@action`` function.
+            new_thread_id: The new thread's id (default: a fresh UUID).
+
+        Returns:
+            The new thread's id.
+
+        Raises:
+            ConfigurationError: No such action; the action is not completed, not
+                taken inside a checkpointed task, or of a type replay does not
+                serve (``node``); its checkpoint was pruned; ``new_thread_id``
+                already exists; or ``output`` does not fit the action.
+        """
+        await self.writer.aflush()  # the task's rows recorded so far are copied
+        target = new_thread_id or new_fork_id()
+        return await self._run(lambda: self._plan_fork(thread_id, action_id, output, target))

@@ -47,6 +47,7 @@ BRIDGED: tuple[str, ...] = (
     "export_actions_jsonl",
     "record_actions",
     "resolve_action",
+    "fork_at_action",
 )
 """The savers' I/O methods, by their sync name (the async one adds an ``a``)."""
 

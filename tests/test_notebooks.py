@@ -62,6 +62,7 @@ def test_notebooks_exist() -> None:
         "01_crash_and_resume.ipynb",
         "02_monitoring_and_sql.ipynb",
         "03_non_idempotent_actions.ipynb",
+        "04_timeline_cost_fork.ipynb",
     ):
         assert want in names
 
@@ -103,6 +104,34 @@ def test_notebook_runs(path: Path, notebook_env: str) -> None:
             if "image/png" in o.get("data", {})
         ]
         assert images, "the timeline picture is shown inline"
+    if path.stem.startswith("04"):
+        html = [
+            o["data"]["text/html"]
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+            if "text/html" in o.get("data", {})
+        ]
+        pages = [h for h in html if h.startswith("<div><iframe srcdoc=")]
+        assert len(pages) == 2, "the run's and the fork's timelines are shown inline"
+        text = "".join(
+            o.get("text", "")
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+            if o.output_type == "stream"
+        )
+        assert "markers: ['crash', 'resume']" in text, text
+        assert "original thread unchanged: True" in text, text
+        table = "".join(
+            o["data"]["text/plain"]
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.outputs
+            if "text/plain" in o.get("data", {})
+        )
+        for origin in ("edited (served)", "served from the log", "ran live in the fork"):
+            assert origin in table, table
     if path.stem.startswith("02"):
         # the tokens-per-iteration chart: 20 bars that vary (the prompt grows over the
         # first iterations; anomalies ask for more), not one flat value

@@ -201,10 +201,14 @@ def _update_expr(column: str) -> sql.Composable:
             "THEN EXCLUDED.{c} ELSE a.{c} END"
         ).format(c=c)
     if column == "meta":  # a resumed node keeps when it first started and when it resumed
+        # Objects merge (a later write's keys win): a callback's row joined to a
+        # served action keeps what was noted before (``resolution``, ``forked_from``).
         return sql.SQL(
             "meta = CASE WHEN " + _RESUMED + " THEN COALESCE(EXCLUDED.meta, a.meta, '{}') "
             "|| jsonb_build_object('resumed_at', EXCLUDED.started_at, 'first_started_at', "
             "COALESCE(a.meta -> 'first_started_at', to_jsonb(a.started_at))) "
+            "WHEN jsonb_typeof(a.meta) = 'object' AND jsonb_typeof(EXCLUDED.meta) = 'object' "
+            "THEN a.meta || EXCLUDED.meta "
             "ELSE COALESCE(EXCLUDED.meta, a.meta) END"
         )
     return sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=c)

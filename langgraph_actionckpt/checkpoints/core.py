@@ -33,6 +33,7 @@ from langgraph_actionckpt.checkpoints import maintenance as m
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy, ListCache
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
+from langgraph_actionckpt.checkpoints.fork import plan_fork
 from langgraph_actionckpt.checkpoints.history import empty_history, plan_delta_history
 from langgraph_actionckpt.checkpoints.pending import PendingWrites, WriteCall
 from langgraph_actionckpt.checkpoints.plans_read import (
@@ -331,6 +332,13 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _plan_copy_thread(self, source_thread_id: str, target_thread_id: str) -> Plan[None]:
         yield from self._plan_flush_pending()
         yield from m.plan_copy_thread(self.queries, source_thread_id, target_thread_id)
+
+    def _plan_fork(
+        self, thread_id: str, action_id: str, output: Any, new_thread_id: str
+    ) -> Plan[str]:
+        yield from self._plan_flush_pending()
+        args = (thread_id, action_id, output, new_thread_id)
+        return (yield from plan_fork(self.queries, self.action_queries, *args))
 
     def _plan_prune(self, thread_ids: Sequence[str], strategy: str) -> Plan[None]:
         m.check_strategy(strategy)

@@ -67,6 +67,11 @@ class AsyncLease:
                 row = await cur.fetchone()
                 if row and row[0]:
                     break
+                if holds(saver, thread_id):
+                    # a concurrent acquire of this process (a parallel task of the
+                    # same run, on its own session) won: share its lease
+                    await AsyncSession.discard(saver, conn)
+                    return False
                 if saver.lease_mode == "error" or time.monotonic() >= deadline:
                     raise ThreadBusyError(thread_id)
                 await AsyncSession.pause()

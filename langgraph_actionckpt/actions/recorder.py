@@ -20,6 +20,13 @@ from langgraph.errors import GraphInterrupt, ParentCommand
 
 from langgraph_actionckpt.actions.fields import error_payload, usage_fields
 from langgraph_actionckpt.actions.join import pending_llm_run, run_registry
+from langgraph_actionckpt.actions.observer import (
+    NULL_OBSERVER,
+    ActionEnd,
+    ActionObserver,
+    ActionStart,
+    NullObserver,
+)
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.runs import (
     OpenRun,
@@ -46,10 +53,16 @@ class ActionRecorder:
 
     Args:
         record_chains: Make a ``running`` node row when a node starts.
+        observer: Told of each action's start and end (tracing spans); its
+            ids for an action are stored on the action's row.
     """
 
-    def __init__(self, *, record_chains: bool = True) -> None:
+    def __init__(
+        self, *, record_chains: bool = True, observer: ActionObserver | None = None
+    ) -> None:
         self.record_chains = record_chains
+        self.observer: ActionObserver = observer or NULL_OBSERVER
+        self._observing = not isinstance(self.observer, NullObserver)
         self._runs: dict[str, OpenRun] = {}
         # root run id -> thread id whose lease that run took
         self._leases: dict[str, str] = {}
@@ -84,6 +97,65 @@ class ActionRecorder:
         rid = str(run_id)
         run = self._runs.pop(rid, None)
         return rid, (None if run is None or run.thread_id is None else run)
+
+    # ------------------------------------------------------------- observing
+
+    def _observe(self, run: OpenRun, kind: str, name: str, **extra: Any) -> None:
+        """Tell the observer a run of a thread started (it may start a span)."""
+        if not self._observing or run.thread_id is None:
+            return
+        meta = run.metadata
+        step = meta.get("langgraph_step")
+        action = ActionStart(
+            kind,
+            name,
+            run.thread_id,
+            node=opt_str(meta.get("langgraph_node")),
+            step=step if isinstance(step, int) else None,
+            task_id=run.task_id,
+            checkpoint_ns=run.graph_ns,
+            **extra,
+        )
+        # the nearest enclosing run the observer follows is the span's parent
+        parent, seen, parent_span = run.parent, 0, None
+        while parent is not None and seen < _MAX_PARENT_HOPS:
+            up = self._runs.get(parent)
+            if up is None:
+                break
+            if up.span is not None:
+                parent_span = up.span
+                break
+            parent, seen = up.parent, seen + 1
+        run.span = self.observer.start(action, parent_span)
+
+    def _observed(
+        self,
+        run: OpenRun,
+        status: str,
+        record: ActionRecord | None,
+        error: BaseException | None = None,
+        response: LLMResult | None = None,
+    ) -> None:
+        """Tell the observer how a followed run ended; its ids go on a live action's row."""
+        if run.span is None:
+            return
+        if status == "replayed" and record is not None and isinstance(record.meta, dict):
+            status = "reused" if record.meta.get("reused_from") else status
+        outcome = ActionEnd(status, error=error)
+        if record is not None:
+            outcome.action_id = record.action_id
+            outcome.action_type = record.action_type
+            outcome.attempt = record.attempt
+        elif run.action_id is not None:
+            outcome.action_id, outcome.action_type = run.action_id, "node"
+        if response is not None:
+            _response_facts(outcome, response)
+        self.observer.end(run.span, outcome)
+        # A row served from the log keeps the trace of the run that executed it.
+        if record is not None and status not in ("replayed", "reused"):
+            ids = self.observer.ids(run.span)
+            if ids is not None:
+                record.trace_id, record.span_id = ids
 
     # ------------------------------------------------------------ root runs
 
@@ -122,6 +194,9 @@ class ActionRecorder:
         run_name = extra.get("name") or (serialized or {}).get("name")
         run = OpenRun("chain", opt_str(parent_run_id), meta, run_name)
         self._runs[rid] = run
+        if parent_run_id is None:  # the graph itself: the trace's agent span
+            self._observe(run, "agent", str(run_name or "LangGraph"))
+            return None
         task_id = run.task_id
         if (
             not self.record_chains
@@ -139,16 +214,26 @@ class ActionRecorder:
         record.started_at = _now()
         if isinstance(inputs, dict):
             record.input = {"keys": sorted(str(k) for k in inputs)}
+        self._observe(run, "node", str(run_name))
+        if run.span is not None:
+            ids = self.observer.ids(run.span)
+            if ids is not None:
+                record.trace_id, record.span_id = ids
         return record
 
     def chain_end(self, run_id: UUID) -> None:
         """Forget a chain that ended (the saver completes node rows)."""
-        self._runs.pop(str(run_id), None)
+        run = self._runs.pop(str(run_id), None)
+        if run is not None and run.span is not None:
+            self._observed(run, "completed", None)
 
     def chain_error(self, error: BaseException, run_id: UUID) -> ActionRecord | None:
         """The failed (or interrupted) node row of a chain that raised."""
         rid, run = self._finish(run_id)
         if run is None or run.action_id is None or not run.thread_id:
+            if run is not None and run.span is not None:  # the graph's own run
+                failed = not isinstance(error, GraphInterrupt | ParentCommand)
+                self._observed(run, "failed" if failed else "interrupted", None, error)
             return None
         record = self._record(run, rid, "node", run.action_id)
         record.completed_at = _now()
@@ -157,9 +242,11 @@ class ActionRecorder:
             # handoff tools) is control flow: the node ended and named its successor.
             record.status = "completed"
             record.meta = {"handoff": {"goto": _goto_names(error.args[0].goto)}}
+            self._observed(run, "completed", record)
             return record
         record.status = "interrupted" if isinstance(error, GraphInterrupt) else "failed"
         record.error = error_payload(error)
+        self._observed(run, record.status, record, error)
         return record
 
     # ------------------------------------------------------------------ LLMs
@@ -172,15 +259,27 @@ class ActionRecorder:
         parent_run_id: UUID | None,
         metadata: dict[str, Any] | None,
         extra: dict[str, Any],
+        *,
+        chat: bool = True,
     ) -> None:
-        """Note a model call (chat messages or text prompts)."""
+        """Note a model call (chat messages, or text prompts when not ``chat``)."""
         rid = str(run_id)
         meta = metadata or {}
         params = extra.get("invocation_params") or {}
         model, call_meta = llm_call_meta(serialized, meta, params, extra.get("name"))
-        self._runs[rid] = OpenRun(
+        run = OpenRun(
             "llm", opt_str(parent_run_id), meta, name=model, input=prompts, meta=call_meta
         )
+        self._runs[rid] = run
+        if self._observing:
+            provider = call_meta.get("provider")
+            self._observe(
+                run,
+                "chat" if chat else "text_completion",
+                model,
+                params=params,
+                provider=provider if isinstance(provider, str) else None,
+            )
         # The replay cache reads this right after, in the same context, to join rows.
         pending_llm_run.set(rid)
 
@@ -206,6 +305,7 @@ class ActionRecorder:
             record.ttft_ms = None if replayed else ttft
             record.provider = provider if isinstance(provider, str) else None
             record.meta = _usage_note(run.meta, response_message(response), response)
+            self._observed(run, "replayed" if replayed else "completed", record, None, response)
             return record
         message = response_message(response)
         record = self._own_record(run, rid, "llm_completion")
@@ -226,6 +326,7 @@ class ActionRecorder:
             record.total_tokens = usage.get("total_tokens")
         if record.total_tokens is None and record.input_tokens is None:
             record.meta = _usage_note(run.meta, message, response)
+        self._observed(run, "completed", record, None, response)
         return record
 
     def llm_error(self, error: BaseException, run_id: UUID) -> ActionRecord | None:
@@ -244,6 +345,7 @@ class ActionRecorder:
         record.status = "failed"
         record.error = error_payload(error)
         record.completed_at = _now()
+        self._observed(run, "failed", record, error)
         return record
 
     # ----------------------------------------------------------------- tools
@@ -274,6 +376,9 @@ class ActionRecorder:
         if joined is not None:
             run.action_id = joined[1]
         self._runs[rid] = run
+        if self._observing:
+            call_id = None if tool_call_id is None else str(tool_call_id)
+            self._observe(run, "tool", str(tool_name), tool_call_id=call_id)
 
     def tool_end(
         self, output: Any, run_id: UUID, error: BaseException | None = None
@@ -293,6 +398,7 @@ class ActionRecorder:
             done = "completed" if error is None else "failed"
             record.status = done if joined[2] else "running"
             record.meta = run.meta
+            self._observed(run, "replayed" if joined[2] else done, record, error)
             return record
         record = self._own_record(run, rid, "tool_call")
         record.input = run.input
@@ -304,6 +410,7 @@ class ActionRecorder:
             record.output = output
             failed = isinstance(output, ToolMessage) and output.status == "error"
             record.status = "failed" if failed else "completed"
+        self._observed(run, record.status, record, error)
         return record
 
     # ------------------------------------------------------------- retrievers
@@ -321,6 +428,7 @@ class ActionRecorder:
         rname = extra.get("name") or (serialized or {}).get("name") or "retriever"
         run = OpenRun("retriever", opt_str(parent_run_id), metadata or {}, str(rname), query)
         self._runs[str(run_id)] = run
+        self._observe(run, "retriever", str(rname))
 
     def retriever_end(
         self, documents: Any, run_id: UUID, error: BaseException | None = None
@@ -337,6 +445,7 @@ class ActionRecorder:
         else:
             record.status = "failed"
             record.error = error_payload(error)
+        self._observed(run, record.status, record, error)
         return record
 
 
@@ -344,6 +453,24 @@ def _goto_names(goto: Any) -> list[str]:
     """The node names a handoff goes to (``goto`` is a name, a Send, or a list of them)."""
     items = goto if isinstance(goto, (list, tuple)) else [goto]
     return [str(getattr(item, "node", item)) for item in items if item is not None]
+
+
+def _response_facts(outcome: ActionEnd, response: LLMResult) -> None:
+    """Usage, finish reasons and response id of a model response, for its span."""
+    message = response_message(response)
+    if message is not None:
+        outcome.usage = usage_fields(message)
+        rid = (getattr(message, "response_metadata", None) or {}).get("id")
+        outcome.response_id = rid if isinstance(rid, str) else None
+    reasons: list[str] = []
+    for generations in response.generations:
+        for gen in generations:
+            info = gen.generation_info or {}
+            meta = getattr(getattr(gen, "message", None), "response_metadata", None) or {}
+            reason = info.get("finish_reason") or meta.get("finish_reason")
+            if isinstance(reason, str):
+                reasons.append(reason)
+    outcome.finish_reasons = reasons
 
 
 USAGE_UNKNOWN = (

@@ -117,9 +117,12 @@ def show(
         f"{tl.executed} executed, {tl.replayed} replayed, {tl.tokens} tokens"
     )
     # step: the LangGraph superstep of the thread; seq: the action log's own order
-    for col in ("step", "seq", "type", "name", "status", "ms", "tokens", "replayed", "error"):
+    traced = any(a.trace_id for a in tl.actions)  # OpenTelemetry was on for some actions
+    cols = ["step", "seq", "type", "name", "status", "ms", "tokens", "replayed", "error"]
+    for col in cols + (["trace"] if traced else []):
         table.add_column(col, justify="right" if col in ("step", "seq", "ms", "tokens") else "left")
     for a in tl.actions:
+        trace = [escape(a.trace_id or "")] if traced else []
         table.add_row(
             _step(a.step),
             str(a.step_index),
@@ -130,6 +133,7 @@ def show(
             str(a.tokens) if a.tokens is not None else "",
             f"[cyan]replayed x{a.replayed}[/cyan]" if a.replayed else "executed",
             f"[red]{escape(fmt_short(a.error))}[/red]" if a.error else "",
+            *trace,
         )
     OUT.print(table)
 

@@ -247,6 +247,7 @@ class TimelineRow(_Jsonable):
         completed_at: Completion time.
         error: The error (decoded JSON) of a failed action.
         action_id: The idempotency key.
+        trace_id: The OpenTelemetry trace that recorded it (README "OpenTelemetry").
     """
 
     step_index: int | None
@@ -263,6 +264,7 @@ class TimelineRow(_Jsonable):
     completed_at: dt.datetime | None
     error: Any
     action_id: str
+    trace_id: str | None = None
 
     @classmethod
     def from_record(cls, r: ActionRecord) -> TimelineRow:
@@ -288,6 +290,7 @@ class TimelineRow(_Jsonable):
             completed_at=r.completed_at,
             error=r.error,
             action_id=r.action_id,
+            trace_id=r.trace_id,
         )
 
 

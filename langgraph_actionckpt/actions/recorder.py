@@ -20,13 +20,7 @@ from langgraph.errors import GraphInterrupt, ParentCommand
 
 from langgraph_actionckpt.actions.fields import error_payload, usage_fields
 from langgraph_actionckpt.actions.join import pending_llm_run, run_registry
-from langgraph_actionckpt.actions.observer import (
-    NULL_OBSERVER,
-    ActionEnd,
-    ActionObserver,
-    ActionStart,
-    NullObserver,
-)
+from langgraph_actionckpt.actions.observer import ActionObserver
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.runs import (
     OpenRun,
@@ -34,17 +28,16 @@ from langgraph_actionckpt.actions.runs import (
     opt_str,
     response_message,
 )
+from langgraph_actionckpt.actions.tracked import TrackedRuns
 
 __all__ = ["ActionRecorder"]
-
-_MAX_PARENT_HOPS = 64  # a parent chain longer than this is not a LangGraph run
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class ActionRecorder:
+class ActionRecorder(TrackedRuns):
     """The run state machine shared by the sync and async handlers.
 
     Each ``*_start`` method notes a run; each ``*_end``/``*_error`` method
@@ -60,25 +53,10 @@ class ActionRecorder:
     def __init__(
         self, *, record_chains: bool = True, observer: ActionObserver | None = None
     ) -> None:
+        super().__init__(observer)
         self.record_chains = record_chains
-        self.observer: ActionObserver = observer or NULL_OBSERVER
-        self._observing = not isinstance(self.observer, NullObserver)
-        self._runs: dict[str, OpenRun] = {}
         # root run id -> thread id whose lease that run took
         self._leases: dict[str, str] = {}
-
-    def _parent_action(self, parent: str | None) -> str | None:
-        """The action id of the nearest ancestor run that has one."""
-        seen = 0
-        while parent is not None and seen < _MAX_PARENT_HOPS:
-            run = self._runs.get(parent)
-            if run is None:
-                return None
-            if run.action_id is not None:
-                return run.action_id
-            parent = run.parent
-            seen += 1
-        return None
 
     def _record(self, run: OpenRun, run_id: str, kind: str, action_id: str) -> ActionRecord:
         return run.record(run_id, kind, action_id, self._parent_action(run.parent))
@@ -91,71 +69,6 @@ class ActionRecorder:
         record.completed_at = record.started_at
         record.latency_ms = run.elapsed_ms()
         return record
-
-    def _finish(self, run_id: UUID) -> tuple[str, OpenRun | None]:
-        """Forget a run at its end; the run only if it belongs to a thread."""
-        rid = str(run_id)
-        run = self._runs.pop(rid, None)
-        return rid, (None if run is None or run.thread_id is None else run)
-
-    # ------------------------------------------------------------- observing
-
-    def _observe(self, run: OpenRun, kind: str, name: str, **extra: Any) -> None:
-        """Tell the observer a run of a thread started (it may start a span)."""
-        if not self._observing or run.thread_id is None:
-            return
-        meta = run.metadata
-        step = meta.get("langgraph_step")
-        action = ActionStart(
-            kind,
-            name,
-            run.thread_id,
-            node=opt_str(meta.get("langgraph_node")),
-            step=step if isinstance(step, int) else None,
-            task_id=run.task_id,
-            checkpoint_ns=run.graph_ns,
-            **extra,
-        )
-        # the nearest enclosing run the observer follows is the span's parent
-        parent, seen, parent_span = run.parent, 0, None
-        while parent is not None and seen < _MAX_PARENT_HOPS:
-            up = self._runs.get(parent)
-            if up is None:
-                break
-            if up.span is not None:
-                parent_span = up.span
-                break
-            parent, seen = up.parent, seen + 1
-        run.span = self.observer.start(action, parent_span)
-
-    def _observed(
-        self,
-        run: OpenRun,
-        status: str,
-        record: ActionRecord | None,
-        error: BaseException | None = None,
-        response: LLMResult | None = None,
-    ) -> None:
-        """Tell the observer how a followed run ended; its ids go on a live action's row."""
-        if run.span is None:
-            return
-        if status == "replayed" and record is not None and isinstance(record.meta, dict):
-            status = "reused" if record.meta.get("reused_from") else status
-        outcome = ActionEnd(status, error=error)
-        if record is not None:
-            outcome.action_id = record.action_id
-            outcome.action_type = record.action_type
-            outcome.attempt = record.attempt
-        elif run.action_id is not None:
-            outcome.action_id, outcome.action_type = run.action_id, "node"
-        if response is not None:
-            _response_facts(outcome, response)
-        self.observer.end(run.span, outcome)
-        # A row served from the log keeps the trace of the run that executed it.
-        if record is not None and status not in ("replayed", "reused"):
-            ids = self.observer.ids(run.span)
-            if ids is not None:
-                record.trace_id, record.span_id = ids
 
     # ------------------------------------------------------------ root runs
 
@@ -453,24 +366,6 @@ def _goto_names(goto: Any) -> list[str]:
     """The node names a handoff goes to (``goto`` is a name, a Send, or a list of them)."""
     items = goto if isinstance(goto, (list, tuple)) else [goto]
     return [str(getattr(item, "node", item)) for item in items if item is not None]
-
-
-def _response_facts(outcome: ActionEnd, response: LLMResult) -> None:
-    """Usage, finish reasons and response id of a model response, for its span."""
-    message = response_message(response)
-    if message is not None:
-        outcome.usage = usage_fields(message)
-        rid = (getattr(message, "response_metadata", None) or {}).get("id")
-        outcome.response_id = rid if isinstance(rid, str) else None
-    reasons: list[str] = []
-    for generations in response.generations:
-        for gen in generations:
-            info = gen.generation_info or {}
-            meta = getattr(getattr(gen, "message", None), "response_metadata", None) or {}
-            reason = info.get("finish_reason") or meta.get("finish_reason")
-            if isinstance(reason, str):
-                reasons.append(reason)
-    outcome.finish_reasons = reasons
 
 
 USAGE_UNKNOWN = (

@@ -7,6 +7,8 @@ be set only once per process).
 
 from __future__ import annotations
 
+import asyncio
+import json
 import operator
 import uuid
 from collections.abc import Iterator
@@ -21,6 +23,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
+from typer.testing import CliRunner
 
 from langgraph_actionckpt import (
     ActionCallbackHandler,
@@ -29,6 +32,8 @@ from langgraph_actionckpt import (
     AsyncActionSaver,
 )
 from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.ops.cli import app
+from langgraph_actionckpt.ops.timeline_html import timeline_data
 
 MODEL = "gpt-4o-mini"
 
@@ -328,3 +333,20 @@ def test_default_is_off_until_an_application_configures_a_provider(saver: Action
     thread = f"otel-{uuid.uuid4().hex[:8]}"
     graph.invoke({"out": []}, {"configurable": {"thread_id": thread}, "callbacks": [handler]})
     assert all(r.trace_id is None for r in saver.list_actions(thread))
+
+
+def test_show_and_the_timeline_print_the_trace(
+    dsn: str, schema: str, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    provider, exporter = spans
+    thread, rows = asyncio.run(run_graph("sync", dsn, schema, provider, fail=False))
+    (graph_span,) = by_name(list(exporter.get_finished_spans()), "invoke_agent LangGraph")
+    trace_id = hex_ids(graph_span)[0]
+    args = ["show", thread, "--dsn", dsn, "--schema", schema]
+    shown = CliRunner().invoke(app, [*args, "--json"])
+    assert shown.exit_code == 0, shown.output
+    actions = json.loads(shown.output)["actions"]
+    assert actions and {a["trace_id"] for a in actions} == {trace_id}
+    table = CliRunner().invoke(app, [*args], env={"COLUMNS": "400"})
+    assert table.exit_code == 0 and trace_id in table.output
+    assert {b["trace"] for b in timeline_data(rows)["bars"]} == {trace_id}

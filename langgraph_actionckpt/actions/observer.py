@@ -86,6 +86,10 @@ class ActionEnd:
 class ActionObserver(Protocol):
     """Hears each action start and end (the recorder calls it in the callback's context)."""
 
+    def wants(self) -> bool:
+        """Whether it follows actions now (asked before each start; keep it cheap)."""
+        ...
+
     def start(self, action: ActionStart, parent: Any | None) -> Any | None:
         """Begin following an action.
 
@@ -111,6 +115,10 @@ class ActionObserver(Protocol):
 
 class NullObserver:
     """Follows nothing (the default)."""
+
+    def wants(self) -> bool:
+        """Never."""
+        return False
 
     def start(self, action: ActionStart, parent: Any | None) -> Any | None:
         """Follow nothing."""

@@ -98,15 +98,19 @@ class OTelObserver:
     def __init__(
         self, tracer_provider: trace.TracerProvider | None = None, *, when_configured: bool = False
     ) -> None:
-        self._follow_global = when_configured and tracer_provider is None
+        self._until_configured = when_configured and tracer_provider is None
         self._tracer = trace.get_tracer(
             _TRACER_NAME, _TRACER_VERSION, tracer_provider=tracer_provider
         )
 
+    def wants(self) -> bool:
+        """True, except while following a global provider that is not configured yet."""
+        if self._until_configured and tracing_configured():
+            self._until_configured = False  # a configured global provider stays configured
+        return not self._until_configured
+
     def start(self, action: ActionStart, parent: Any | None) -> Span | None:
         """Start the action's span under ``parent`` (else the current context)."""
-        if self._follow_global and not tracing_configured():
-            return None
         context = trace.set_span_in_context(parent) if isinstance(parent, Span) else None
         operation = _OPERATIONS.get(action.kind)
         attrs: dict[str, Any] = {"actionckpt.thread_id": action.thread_id}

@@ -63,7 +63,7 @@ class TrackedRuns:
 
     def _observe(self, run: OpenRun, kind: str, name: str, **extra: Any) -> None:
         """Tell the observer a run of a thread started (it may start a span)."""
-        if not self._observing or run.thread_id is None:
+        if not self._observing or run.thread_id is None or not self.observer.wants():
             return
         meta = run.metadata
         step = meta.get("langgraph_step")

@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypedDict
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -31,6 +32,7 @@ from langgraph_actionckpt import (
     AsyncActionCallbackHandler,
     AsyncActionSaver,
 )
+from langgraph_actionckpt.actions.recorder import ActionRecorder
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.ops.cli import app
 from langgraph_actionckpt.ops.timeline_html import timeline_data
@@ -350,3 +352,87 @@ def test_show_and_the_timeline_print_the_trace(
     table = CliRunner().invoke(app, [*args], env={"COLUMNS": "400"})
     assert table.exit_code == 0 and trace_id in table.output
     assert {b["trace"] for b in timeline_data(rows)["bars"]} == {trace_id}
+
+
+def test_subgraph_nodes_nest_under_their_parent_node(
+    saver: ActionSaver, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    provider, exporter = spans
+
+    def inner(state: State) -> dict[str, Any]:
+        return {"out": [lookup.invoke({"city": "porto"})]}
+
+    sub = StateGraph(State)
+    sub.add_node("inner", inner)
+    sub.add_edge(START, "inner")
+    builder = StateGraph(State)
+    builder.add_node("outer", sub.compile())
+    builder.add_edge(START, "outer")
+    graph = builder.compile(checkpointer=saver)
+    handler = ActionCallbackHandler(saver, tracer_provider=provider)
+    thread = f"otel-{uuid.uuid4().hex[:8]}"
+    graph.invoke({"out": []}, {"configurable": {"thread_id": thread}, "callbacks": [handler]})
+    done = list(exporter.get_finished_spans())
+    (root,) = by_name(done, "invoke_agent LangGraph")
+    (outer,) = by_name(done, "node outer")
+    (inner_span,) = by_name(done, "node inner")
+    (tool_span,) = by_name(done, "execute_tool lookup")
+    assert parent_id(root) is None  # no caller span: the graph's span starts the trace
+    assert parent_id(outer) == span_id(root)
+    assert parent_id(inner_span) == span_id(outer)
+    assert parent_id(tool_span) == span_id(inner_span)
+    assert inner_span.attributes is not None and inner_span.attributes["actionckpt.checkpoint_ns"]
+    rows = {r.action_id: r for r in saver.list_actions(thread)}
+    for span in (outer, inner_span, tool_span):
+        assert span.attributes is not None
+        row = rows[str(span.attributes["actionckpt.action_id"])]
+        assert (row.trace_id, row.span_id) == hex_ids(span)
+
+
+class ListObserver:
+    """An observer without OpenTelemetry: what the recorder tells it, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any, Any]] = []
+
+    def wants(self) -> bool:
+        return True
+
+    def start(self, action: Any, parent: Any | None) -> Any:
+        handle = f"{action.kind}:{action.name}"
+        self.events.append(("start", handle, parent))
+        return handle
+
+    def end(self, handle: Any, outcome: Any) -> None:
+        self.events.append(("end", handle, outcome.status))
+
+    def ids(self, handle: Any) -> tuple[str, str] | None:
+        return "t" * 32, handle[:16].ljust(16, "0")
+
+
+def test_the_recorder_tells_any_observer_with_parents() -> None:
+    observer = ListObserver()
+    recorder = ActionRecorder(observer=observer)
+    root, node, llm = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    meta = {
+        "thread_id": "t1",
+        "langgraph_node": "agent",
+        "langgraph_step": 1,
+        "langgraph_checkpoint_ns": "agent:task-1",
+    }
+    recorder.chain_start({}, {}, root, None, {"thread_id": "t1"}, {"name": "LangGraph"})
+    row = recorder.chain_start({}, {"out": []}, node, root, meta, {"name": "agent"})
+    assert row is not None and row.trace_id == "t" * 32
+    recorder.llm_start({}, ["hi"], llm, node, {**meta, "ls_model_name": MODEL}, {}, chat=False)
+    done = recorder.llm_end(LLMResult(generations=[[ChatGeneration(message=reply("x", 10))]]), llm)
+    assert done is not None and done.span_id is not None
+    recorder.chain_end(node)
+    recorder.chain_end(root)
+    assert observer.events == [
+        ("start", "agent:LangGraph", None),
+        ("start", "node:agent", "agent:LangGraph"),
+        ("start", f"text_completion:{MODEL}", "node:agent"),
+        ("end", f"text_completion:{MODEL}", "completed"),
+        ("end", "node:agent", "completed"),
+        ("end", "agent:LangGraph", "completed"),
+    ]

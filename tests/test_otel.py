@@ -307,6 +307,16 @@ async def test_replayed_actions_are_marked_not_hidden(
         row = by_action[str(key)]
         executed = after if after.attributes["actionckpt.replayed"] is False else before
         assert (row.trace_id, row.span_id) == hex_ids(executed)
+        if after.attributes["actionckpt.replayed"]:
+            # the served span links to the span that executed the action
+            (link,) = after.links
+            assert (
+                format(link.context.trace_id, "032x"),
+                format(link.context.span_id, "016x"),
+            ) == (hex_ids(before))
+            assert after.attributes["actionckpt.origin.trace_id"] == hex_ids(before)[0]
+        else:
+            assert not after.links
     node_row = by_action[str(nodes[1].attributes["actionckpt.action_id"])]  # type: ignore[index]
     assert (node_row.trace_id, node_row.span_id) == hex_ids(nodes[1])
 

@@ -71,6 +71,8 @@ class ActionEnd:
             (:func:`~langgraph_actionckpt.actions.fields.usage_fields` keys).
         finish_reasons: The finish reasons of a model response, where known.
         response_id: The provider's response id, where known.
+        origin: For an action served from the log: ``(trace_id, span_id)``
+            stored on its row, the span of the run that executed it.
     """
 
     status: str
@@ -81,6 +83,7 @@ class ActionEnd:
     usage: dict[str, Any] = field(default_factory=dict)
     finish_reasons: list[str] = field(default_factory=list)
     response_id: str | None = None
+    origin: tuple[str, str] | None = None
 
 
 class ActionObserver(Protocol):

@@ -18,8 +18,9 @@ attributed after the GenAI semantic conventions:
 Every span carries ``actionckpt.thread_id``, ``actionckpt.action_id`` (the
 row's key), ``actionckpt.status`` and ``actionckpt.replayed``: actions served
 from the log on a resume get spans too, marked ``replayed`` (or ``reused``),
-never hidden. A failed action's span has status ERROR, ``error.type`` and the
-exception as an event.
+never hidden, with a link to the span that executed the action (the ids its
+row stores) and ``actionckpt.origin.trace_id``. A failed action's span has
+status ERROR, ``error.type`` and the exception as an event.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.trace import Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from langgraph_actionckpt.actions.observer import ActionEnd, ActionStart
 
@@ -79,6 +80,21 @@ def tracing_configured() -> bool:
     """Whether the application set a global TracerProvider (not the API's default proxy)."""
     provider = trace.get_tracer_provider()
     return not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
+
+
+def _link_origin(span: Span, origin: tuple[str, str]) -> None:
+    """Link a replayed action's span to the span that executed the action."""
+    trace_id, span_id = origin
+    span.set_attribute("actionckpt.origin.trace_id", trace_id)
+    try:
+        context = SpanContext(
+            int(trace_id, 16), int(span_id, 16), is_remote=True, trace_flags=TraceFlags(1)
+        )
+    except ValueError:  # not hex: the row holds ids that are not OpenTelemetry's
+        return
+    add_link = getattr(span, "add_link", None)  # opentelemetry-api >= 1.24
+    if add_link is not None:
+        add_link(context, {"actionckpt.link": "executed_by"})
 
 
 def _scalar(value: Any) -> bool:
@@ -189,6 +205,8 @@ class OTelObserver:
         if outcome.response_id:
             attrs["gen_ai.response.id"] = outcome.response_id
         span.set_attributes(attrs)
+        if outcome.origin is not None:
+            _link_origin(span, outcome.origin)
         if outcome.error is not None and outcome.status == "failed":
             span.set_attribute("error.type", type(outcome.error).__qualname__)
             span.record_exception(outcome.error)

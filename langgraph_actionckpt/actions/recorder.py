@@ -19,7 +19,7 @@ from langchain_core.outputs import LLMResult
 from langgraph.errors import GraphInterrupt, ParentCommand
 
 from langgraph_actionckpt.actions.fields import error_payload, usage_fields
-from langgraph_actionckpt.actions.join import pending_llm_run, run_registry
+from langgraph_actionckpt.actions.join import pending_llm_run, run_origins, run_registry
 from langgraph_actionckpt.actions.observer import ActionObserver
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.runs import (
@@ -208,6 +208,7 @@ class ActionRecorder(TrackedRuns):
         if run is None:
             return None
         joined = run_registry.pop(rid, None)
+        origin = run_origins.pop(rid, None)
         ttft = (run.first_token - run.t0) * 1000.0 if run.first_token else None
         provider = (run.meta or {}).get("provider")
         if joined is not None:
@@ -218,7 +219,8 @@ class ActionRecorder(TrackedRuns):
             record.ttft_ms = None if replayed else ttft
             record.provider = provider if isinstance(provider, str) else None
             record.meta = _usage_note(run.meta, response_message(response), response)
-            self._observed(run, "replayed" if replayed else "completed", record, None, response)
+            status = "replayed" if replayed else "completed"
+            self._observed(run, status, record, None, response, origin)
             return record
         message = response_message(response)
         record = self._own_record(run, rid, "llm_completion")
@@ -248,6 +250,7 @@ class ActionRecorder(TrackedRuns):
         if run is None:
             return None
         joined = run_registry.pop(rid, None)
+        run_origins.pop(rid, None)
         if joined is None:
             record = self._own_record(run, rid, "llm_completion")
             record.input = {"messages": run.input}
@@ -301,6 +304,7 @@ class ActionRecorder(TrackedRuns):
         if run is None:
             return None
         joined = run_registry.pop(rid, None)
+        origin = run_origins.pop(rid, None)
         if joined is not None:
             # The replay layer logs the result itself; add what only callbacks see.
             # on_tool_end fires inside the tool run, before the replay layer logs the
@@ -311,7 +315,7 @@ class ActionRecorder(TrackedRuns):
             done = "completed" if error is None else "failed"
             record.status = done if joined[2] else "running"
             record.meta = run.meta
-            self._observed(run, "replayed" if joined[2] else done, record, error)
+            self._observed(run, "replayed" if joined[2] else done, record, error, None, origin)
             return record
         record = self._own_record(run, rid, "tool_call")
         record.input = run.input

@@ -96,13 +96,18 @@ class TrackedRuns:
         record: ActionRecord | None,
         error: BaseException | None = None,
         response: LLMResult | None = None,
+        origin: tuple[str, str] | None = None,
     ) -> None:
-        """Tell the observer how a followed run ended; its ids go on a live action's row."""
+        """Tell the observer how a followed run ended; its ids go on a live action's row.
+
+        ``origin`` is the trace and span ids stored on the row a replayed run was
+        served from (the span that executed the action).
+        """
         if run.span is None:
             return
         if status == "replayed" and record is not None and isinstance(record.meta, dict):
             status = "reused" if record.meta.get("reused_from") else status
-        outcome = ActionEnd(status, error=error)
+        outcome = ActionEnd(status, error=error, origin=origin)
         if record is not None:
             outcome.action_id = record.action_id
             outcome.action_type = record.action_type

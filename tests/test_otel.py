@@ -446,3 +446,18 @@ def test_the_recorder_tells_any_observer_with_parents() -> None:
         ("end", "node:agent", "completed"),
         ("end", "agent:LangGraph", "completed"),
     ]
+
+
+def test_node_spans_without_node_rows(
+    saver: ActionSaver, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    """record_chains=False: no node rows, the node spans are still there."""
+    provider, exporter = spans
+    node, _ = one_pass_sync([False])
+    graph = graph_of(node).compile(checkpointer=saver)
+    handler = ActionCallbackHandler(saver, record_chains=False, tracer_provider=provider)
+    thread = f"otel-{uuid.uuid4().hex[:8]}"
+    graph.invoke({"out": []}, {"configurable": {"thread_id": thread}, "callbacks": [handler]})
+    done = list(exporter.get_finished_spans())
+    (node_span,) = by_name(done, "node agent")
+    assert [parent_id(s) for s in by_name(done, f"chat {MODEL}")] == [span_id(node_span)] * 2

@@ -107,18 +107,19 @@ class ActionRecorder(TrackedRuns):
         run_name = extra.get("name") or (serialized or {}).get("name")
         run = OpenRun("chain", opt_str(parent_run_id), meta, run_name)
         self._runs[rid] = run
-        if parent_run_id is None:  # the graph itself: the trace's agent span
-            self._observe(run, "agent", str(run_name or "LangGraph"))
-            return None
         task_id = run.task_id
         if (
-            not self.record_chains
-            or task_id is None
+            task_id is None
             or run.thread_id is None
             or run.ns_node != run_name
             or meta.get("langgraph_node") != run_name
             or str(run_name).startswith("__")  # __start__ and friends: LangGraph plumbing
         ):
+            if parent_run_id is None:  # the graph itself: the trace's agent span
+                self._observe(run, "agent", str(run_name or "LangGraph"))
+            return None
+        self._observe(run, "node", str(run_name))
+        if not self.record_chains:
             return None
         # This run is the node itself: its row is the saver's `node` row.
         run.action_id = f"{task_id}:node"
@@ -127,7 +128,6 @@ class ActionRecorder(TrackedRuns):
         record.started_at = _now()
         if isinstance(inputs, dict):
             record.input = {"keys": sorted(str(k) for k in inputs)}
-        self._observe(run, "node", str(run_name))
         if run.span is not None:
             ids = self.observer.ids(run.span)
             if ids is not None:
@@ -144,9 +144,8 @@ class ActionRecorder(TrackedRuns):
         """The failed (or interrupted) node row of a chain that raised."""
         rid, run = self._finish(run_id)
         if run is None or run.action_id is None or not run.thread_id:
-            if run is not None and run.span is not None:  # the graph's own run
-                failed = not isinstance(error, GraphInterrupt | ParentCommand)
-                self._observed(run, "failed" if failed else "interrupted", None, error)
+            if run is not None and run.span is not None:  # the graph, or a node without rows
+                self._observed(run, _chain_status(error), None, error)
             return None
         record = self._record(run, rid, "node", run.action_id)
         record.completed_at = _now()
@@ -364,6 +363,13 @@ class ActionRecorder(TrackedRuns):
             record.error = error_payload(error)
         self._observed(run, record.status, record, error)
         return record
+
+
+def _chain_status(error: BaseException) -> str:
+    """How a chain that raised ended: a handoff completes it, an interrupt pauses it."""
+    if isinstance(error, ParentCommand):
+        return "completed"
+    return "interrupted" if isinstance(error, GraphInterrupt) else "failed"
 
 
 def _goto_names(goto: Any) -> list[str]:

@@ -35,7 +35,16 @@ from langgraph_actionckpt.actions.observer import ActionEnd, ActionStart
 __all__ = ["OTelObserver", "tracing_configured"]
 
 _TRACER_NAME = "langgraph_actionckpt"
-_TRACER_VERSION = "0.1.0"
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("langgraph-actionckpt")
+    except metadata.PackageNotFoundError:  # a source checkout that is not installed
+        return "0"
+
 
 # LangChain's ls_provider -> the semantic conventions' gen_ai.provider.name
 _PROVIDERS = {
@@ -115,9 +124,7 @@ class OTelObserver:
         self, tracer_provider: trace.TracerProvider | None = None, *, when_configured: bool = False
     ) -> None:
         self._until_configured = when_configured and tracer_provider is None
-        self._tracer = trace.get_tracer(
-            _TRACER_NAME, _TRACER_VERSION, tracer_provider=tracer_provider
-        )
+        self._tracer = trace.get_tracer(_TRACER_NAME, _version(), tracer_provider=tracer_provider)
 
     def wants(self) -> bool:
         """True, except while following a global provider that is not configured yet."""

@@ -11,7 +11,12 @@ import pytest
 from psycopg import sql
 
 from langgraph_actionckpt.db.driver import Op, SyncDriver
-from langgraph_actionckpt.db.migrations import LATEST_VERSION, plan_build_index, plan_migrate
+from langgraph_actionckpt.db.migrations import (
+    LATEST_VERSION,
+    MIGRATIONS,
+    plan_build_index,
+    plan_migrate,
+)
 from langgraph_actionckpt.errors import MigrationError
 
 from .conftest import fetch
@@ -36,12 +41,13 @@ def _migrate(dsn: str, schema: str) -> int:
 def test_invalid_index_from_an_interrupted_build_is_rebuilt(dsn: str, schema: str) -> None:
     assert _migrate(dsn, schema) == LATEST_VERSION
     with psycopg.connect(dsn, autocommit=True) as conn:
-        # Pretend migration 4 was interrupted: its version row is missing and a
+        # Pretend migration 4 was interrupted: its version row (and those of the
+        # later migrations, which never ran after it) is missing and a
         # concurrent build of actions_run_idx failed halfway, leaving an invalid
         # index of that name (a real failed CREATE INDEX CONCURRENTLY: a unique
         # build over duplicate run ids).
         conn.execute(f'DROP INDEX "{schema}".actions_run_idx')
-        conn.execute(f'DELETE FROM "{schema}".migrations WHERE v = 4')
+        conn.execute(f'DELETE FROM "{schema}".migrations WHERE v >= 4')
         conn.execute(
             f'INSERT INTO "{schema}".actions (thread_id, action_id, run_id, action_type, status) '
             "VALUES ('t', 'a1', 'r', 'tool_call', 'completed'), "
@@ -61,14 +67,14 @@ def test_invalid_index_from_an_interrupted_build_is_rebuilt(dsn: str, schema: st
     valid, definition = state
     assert valid is True and "UNIQUE" not in definition  # dropped and built as migration 4 says
     versions = [v for (v,) in fetch(dsn, f'SELECT v FROM "{schema}".migrations ORDER BY v')]
-    assert versions == list(range(1, LATEST_VERSION + 1))  # no claim rows left
+    assert versions == [m.version for m in MIGRATIONS]  # no claim rows left
 
 
 def test_no_advisory_lock_is_held_while_an_index_is_built(dsn: str, schema: str) -> None:
     assert _migrate(dsn, schema) == LATEST_VERSION
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f'DROP INDEX "{schema}".actions_run_idx')
-        conn.execute(f'DELETE FROM "{schema}".migrations WHERE v = 4')
+        conn.execute(f'DELETE FROM "{schema}".migrations WHERE v >= 4')
     # An uncommitted write to actions makes the concurrent build wait for it,
     # which gives us time to look at the builder's locks.
     blocker = psycopg.connect(dsn)

@@ -29,6 +29,11 @@ Rows are queued on the saver's batched writer: recording costs the graph a
 dictionary and a deque append per event; the queue is flushed in the
 background, when the root run ends, and on close.
 
+With OpenTelemetry configured (the ``[otel]`` extra and a TracerProvider), each
+action also gets a span under its node's span, and the row stores the span's
+trace and span ids (:mod:`.otel`, told by the recorder through the
+:class:`~.observer.ActionObserver` protocol).
+
 Where the parts live: :mod:`.recorder` (the run state machine that makes the
 rows, no I/O), :mod:`.handler_async` (the async handler, the one source) and
 :mod:`.handler_sync` (the sync handler, generated from it by

@@ -20,6 +20,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
 from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
+from langgraph_actionckpt.actions.observer import make_observer
 from langgraph_actionckpt.actions.recorder import ActionRecorder
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.db import lease as _lease
@@ -39,9 +40,16 @@ class ActionCallbackHandler(BaseCallbackHandler):
         saver: The :class:`~langgraph_actionckpt.ActionSaver` (or async one) whose
             action log receives the rows; usually the graph's checkpointer.
         record_chains: Write a ``running`` node row when a node starts.
+        tracing: OpenTelemetry spans per action, their ids stored on the rows
+            (README "OpenTelemetry"). None (default): on when ``opentelemetry``
+            is installed and a TracerProvider is configured (globally, or
+            ``tracer_provider``); True: on (needs the ``[otel]`` extra); False: off.
+        tracer_provider: The OpenTelemetry ``TracerProvider`` for the spans
+            (default: the global one).
 
     Raises:
         TypeError: ``saver`` is not one of this package's savers.
+        ConfigurationError: ``tracing=True`` without OpenTelemetry installed.
 
     The handler sets ``raise_error`` (a failure to record is never silently
     lost) and ``run_inline`` (events are handled in the caller's context, which
@@ -51,14 +59,22 @@ class ActionCallbackHandler(BaseCallbackHandler):
     raise_error = True
     run_inline = True
 
-    def __init__(self, saver: ActionSaverLike, *, record_chains: bool = True) -> None:
+    def __init__(
+        self,
+        saver: ActionSaverLike,
+        *,
+        record_chains: bool = True,
+        tracing: bool | None = None,
+        tracer_provider: Any = None,
+    ) -> None:
         if not is_action_saver(saver):
             raise TypeError(
                 "ActionCallbackHandler needs an ActionSaver or AsyncActionSaver, "
                 f"got {type(saver).__name__}"
             )
         self.saver = saver
-        self._recorder = ActionRecorder(record_chains=record_chains)
+        observer = make_observer(tracing, tracer_provider)
+        self._recorder = ActionRecorder(record_chains=record_chains, observer=observer)
 
     def _enqueue(self, record: ActionRecord | None) -> None:
         if record is not None:
@@ -142,7 +158,9 @@ class ActionCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """Note a text model call."""
-        self._recorder.llm_start(serialized, prompts, run_id, parent_run_id, metadata, kwargs)
+        self._recorder.llm_start(
+            serialized, prompts, run_id, parent_run_id, metadata, kwargs, chat=False
+        )
 
     def on_llm_new_token(self, token: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Time to first token."""

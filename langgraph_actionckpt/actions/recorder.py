@@ -19,7 +19,8 @@ from langchain_core.outputs import LLMResult
 from langgraph.errors import GraphInterrupt, ParentCommand
 
 from langgraph_actionckpt.actions.fields import error_payload, usage_fields
-from langgraph_actionckpt.actions.join import pending_llm_run, run_registry
+from langgraph_actionckpt.actions.join import pending_llm_run, run_origins, run_registry
+from langgraph_actionckpt.actions.observer import ActionObserver
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.runs import (
     OpenRun,
@@ -27,17 +28,16 @@ from langgraph_actionckpt.actions.runs import (
     opt_str,
     response_message,
 )
+from langgraph_actionckpt.actions.tracked import TrackedRuns
 
 __all__ = ["ActionRecorder"]
-
-_MAX_PARENT_HOPS = 64  # a parent chain longer than this is not a LangGraph run
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class ActionRecorder:
+class ActionRecorder(TrackedRuns):
     """The run state machine shared by the sync and async handlers.
 
     Each ``*_start`` method notes a run; each ``*_end``/``*_error`` method
@@ -46,26 +46,17 @@ class ActionRecorder:
 
     Args:
         record_chains: Make a ``running`` node row when a node starts.
+        observer: Told of each action's start and end (tracing spans); its
+            ids for an action are stored on the action's row.
     """
 
-    def __init__(self, *, record_chains: bool = True) -> None:
+    def __init__(
+        self, *, record_chains: bool = True, observer: ActionObserver | None = None
+    ) -> None:
+        super().__init__(observer)
         self.record_chains = record_chains
-        self._runs: dict[str, OpenRun] = {}
         # root run id -> thread id whose lease that run took
         self._leases: dict[str, str] = {}
-
-    def _parent_action(self, parent: str | None) -> str | None:
-        """The action id of the nearest ancestor run that has one."""
-        seen = 0
-        while parent is not None and seen < _MAX_PARENT_HOPS:
-            run = self._runs.get(parent)
-            if run is None:
-                return None
-            if run.action_id is not None:
-                return run.action_id
-            parent = run.parent
-            seen += 1
-        return None
 
     def _record(self, run: OpenRun, run_id: str, kind: str, action_id: str) -> ActionRecord:
         return run.record(run_id, kind, action_id, self._parent_action(run.parent))
@@ -78,12 +69,6 @@ class ActionRecorder:
         record.completed_at = record.started_at
         record.latency_ms = run.elapsed_ms()
         return record
-
-    def _finish(self, run_id: UUID) -> tuple[str, OpenRun | None]:
-        """Forget a run at its end; the run only if it belongs to a thread."""
-        rid = str(run_id)
-        run = self._runs.pop(rid, None)
-        return rid, (None if run is None or run.thread_id is None else run)
 
     # ------------------------------------------------------------ root runs
 
@@ -124,13 +109,17 @@ class ActionRecorder:
         self._runs[rid] = run
         task_id = run.task_id
         if (
-            not self.record_chains
-            or task_id is None
+            task_id is None
             or run.thread_id is None
             or run.ns_node != run_name
             or meta.get("langgraph_node") != run_name
             or str(run_name).startswith("__")  # __start__ and friends: LangGraph plumbing
         ):
+            if parent_run_id is None:  # the graph itself: the trace's agent span
+                self._observe(run, "agent", str(run_name or "LangGraph"))
+            return None
+        self._observe(run, "node", str(run_name))
+        if not self.record_chains:
             return None
         # This run is the node itself: its row is the saver's `node` row.
         run.action_id = f"{task_id}:node"
@@ -139,16 +128,24 @@ class ActionRecorder:
         record.started_at = _now()
         if isinstance(inputs, dict):
             record.input = {"keys": sorted(str(k) for k in inputs)}
+        if run.span is not None:
+            ids = self.observer.ids(run.span)
+            if ids is not None:
+                record.trace_id, record.span_id = ids
         return record
 
     def chain_end(self, run_id: UUID) -> None:
         """Forget a chain that ended (the saver completes node rows)."""
-        self._runs.pop(str(run_id), None)
+        run = self._runs.pop(str(run_id), None)
+        if run is not None and run.span is not None:
+            self._observed(run, "completed", None)
 
     def chain_error(self, error: BaseException, run_id: UUID) -> ActionRecord | None:
         """The failed (or interrupted) node row of a chain that raised."""
         rid, run = self._finish(run_id)
         if run is None or run.action_id is None or not run.thread_id:
+            if run is not None and run.span is not None:  # the graph, or a node without rows
+                self._observed(run, _chain_status(error), None, error)
             return None
         record = self._record(run, rid, "node", run.action_id)
         record.completed_at = _now()
@@ -157,9 +154,11 @@ class ActionRecorder:
             # handoff tools) is control flow: the node ended and named its successor.
             record.status = "completed"
             record.meta = {"handoff": {"goto": _goto_names(error.args[0].goto)}}
+            self._observed(run, "completed", record)
             return record
         record.status = "interrupted" if isinstance(error, GraphInterrupt) else "failed"
         record.error = error_payload(error)
+        self._observed(run, record.status, record, error)
         return record
 
     # ------------------------------------------------------------------ LLMs
@@ -172,15 +171,27 @@ class ActionRecorder:
         parent_run_id: UUID | None,
         metadata: dict[str, Any] | None,
         extra: dict[str, Any],
+        *,
+        chat: bool = True,
     ) -> None:
-        """Note a model call (chat messages or text prompts)."""
+        """Note a model call (chat messages, or text prompts when not ``chat``)."""
         rid = str(run_id)
         meta = metadata or {}
         params = extra.get("invocation_params") or {}
         model, call_meta = llm_call_meta(serialized, meta, params, extra.get("name"))
-        self._runs[rid] = OpenRun(
+        run = OpenRun(
             "llm", opt_str(parent_run_id), meta, name=model, input=prompts, meta=call_meta
         )
+        self._runs[rid] = run
+        if self._observing:
+            provider = call_meta.get("provider")
+            self._observe(
+                run,
+                "chat" if chat else "text_completion",
+                model,
+                params=params,
+                provider=provider if isinstance(provider, str) else None,
+            )
         # The replay cache reads this right after, in the same context, to join rows.
         pending_llm_run.set(rid)
 
@@ -196,6 +207,7 @@ class ActionRecorder:
         if run is None:
             return None
         joined = run_registry.pop(rid, None)
+        origin = run_origins.pop(rid, None)
         ttft = (run.first_token - run.t0) * 1000.0 if run.first_token else None
         provider = (run.meta or {}).get("provider")
         if joined is not None:
@@ -206,6 +218,8 @@ class ActionRecorder:
             record.ttft_ms = None if replayed else ttft
             record.provider = provider if isinstance(provider, str) else None
             record.meta = _usage_note(run.meta, response_message(response), response)
+            status = "replayed" if replayed else "completed"
+            self._observed(run, status, record, None, response, origin)
             return record
         message = response_message(response)
         record = self._own_record(run, rid, "llm_completion")
@@ -226,6 +240,7 @@ class ActionRecorder:
             record.total_tokens = usage.get("total_tokens")
         if record.total_tokens is None and record.input_tokens is None:
             record.meta = _usage_note(run.meta, message, response)
+        self._observed(run, "completed", record, None, response)
         return record
 
     def llm_error(self, error: BaseException, run_id: UUID) -> ActionRecord | None:
@@ -234,6 +249,7 @@ class ActionRecorder:
         if run is None:
             return None
         joined = run_registry.pop(rid, None)
+        run_origins.pop(rid, None)
         if joined is None:
             record = self._own_record(run, rid, "llm_completion")
             record.input = {"messages": run.input}
@@ -244,6 +260,7 @@ class ActionRecorder:
         record.status = "failed"
         record.error = error_payload(error)
         record.completed_at = _now()
+        self._observed(run, "failed", record, error)
         return record
 
     # ----------------------------------------------------------------- tools
@@ -274,6 +291,9 @@ class ActionRecorder:
         if joined is not None:
             run.action_id = joined[1]
         self._runs[rid] = run
+        if self._observing:
+            call_id = None if tool_call_id is None else str(tool_call_id)
+            self._observe(run, "tool", str(tool_name), tool_call_id=call_id)
 
     def tool_end(
         self, output: Any, run_id: UUID, error: BaseException | None = None
@@ -283,6 +303,7 @@ class ActionRecorder:
         if run is None:
             return None
         joined = run_registry.pop(rid, None)
+        origin = run_origins.pop(rid, None)
         if joined is not None:
             # The replay layer logs the result itself; add what only callbacks see.
             # on_tool_end fires inside the tool run, before the replay layer logs the
@@ -293,6 +314,7 @@ class ActionRecorder:
             done = "completed" if error is None else "failed"
             record.status = done if joined[2] else "running"
             record.meta = run.meta
+            self._observed(run, "replayed" if joined[2] else done, record, error, None, origin)
             return record
         record = self._own_record(run, rid, "tool_call")
         record.input = run.input
@@ -304,6 +326,7 @@ class ActionRecorder:
             record.output = output
             failed = isinstance(output, ToolMessage) and output.status == "error"
             record.status = "failed" if failed else "completed"
+        self._observed(run, record.status, record, error)
         return record
 
     # ------------------------------------------------------------- retrievers
@@ -321,6 +344,7 @@ class ActionRecorder:
         rname = extra.get("name") or (serialized or {}).get("name") or "retriever"
         run = OpenRun("retriever", opt_str(parent_run_id), metadata or {}, str(rname), query)
         self._runs[str(run_id)] = run
+        self._observe(run, "retriever", str(rname))
 
     def retriever_end(
         self, documents: Any, run_id: UUID, error: BaseException | None = None
@@ -337,7 +361,15 @@ class ActionRecorder:
         else:
             record.status = "failed"
             record.error = error_payload(error)
+        self._observed(run, record.status, record, error)
         return record
+
+
+def _chain_status(error: BaseException) -> str:
+    """How a chain that raised ended: a handoff completes it, an interrupt pauses it."""
+    if isinstance(error, ParentCommand):
+        return "completed"
+    return "interrupted" if isinstance(error, GraphInterrupt) else "failed"
 
 
 def _goto_names(goto: Any) -> list[str]:

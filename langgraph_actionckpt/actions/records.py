@@ -76,6 +76,9 @@ class ActionRecord:
     meta: Any = None
     started_at: dt.datetime | None = None
     completed_at: dt.datetime | None = None
+    # OpenTelemetry ids (hex) of the span that recorded the action (see actions/otel.py)
+    trace_id: str | None = None
+    span_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -166,6 +169,8 @@ _UPDATE_ON_CONFLICT = (
     "completed_at",
     "replayable",
     "meta",
+    "trace_id",
+    "span_id",
 )
 
 
@@ -416,6 +421,8 @@ def write_row(r: ActionRecord) -> tuple[Any, ...]:
         _json(r.meta),
         r.started_at,
         r.completed_at,
+        _text(r.trace_id),
+        _text(r.span_id),
     )
 
 

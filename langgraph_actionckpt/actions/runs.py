@@ -88,6 +88,7 @@ class OpenRun:
         graph_ns: The namespace of the (sub)graph the run is in.
         task_id: The LangGraph task the run is in, if any.
         ns_node: The node named by the last segment of the run's namespace.
+        span: The observer's handle for the run (None: not followed).
     """
 
     # A plain class with slots, not a dataclass: one is made per callback run,
@@ -103,6 +104,7 @@ class OpenRun:
         "name",
         "ns_node",
         "parent",
+        "span",
         "t0",
         "task_id",
         "thread_id",
@@ -126,6 +128,7 @@ class OpenRun:
         self.t0 = time.perf_counter()
         self.first_token: float | None = None
         self.action_id: str | None = None
+        self.span: Any = None  # the observer's handle (a tracing span), if it follows the run
         tid = metadata.get("thread_id")
         self.thread_id = None if tid is None else str(tid)
         self.graph_ns, self.task_id, self.ns_node = ns_parts(metadata)

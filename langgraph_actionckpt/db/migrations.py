@@ -210,6 +210,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
         concurrent=True,
     ),
+    Migration(
+        6,
+        "OpenTelemetry trace and span ids on action rows",
+        (
+            # hex text as OpenTelemetry prints them (32 and 16 digits), NULL when
+            # no span was recorded; adding nullable columns rewrites no rows
+            "ALTER TABLE {s}.actions ADD COLUMN IF NOT EXISTS trace_id text, "
+            "ADD COLUMN IF NOT EXISTS span_id text",
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -96,9 +96,13 @@ def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) 
         f"{tl.executed} executed, {tl.replayed} replayed, {tl.tokens} tokens"
     )
     # step: the LangGraph superstep of the thread; seq: the action log's own order
+    traced = any(a.trace_id for a in tl.actions)  # OpenTelemetry was on for some actions
     columns = ("step", "seq", "type", "name", "status", "ms", "tokens", "replayed", "error")
-    table = new_table(title, columns, right=("step", "seq", "ms", "tokens"))
+    table = new_table(
+        title, columns + (("trace",) if traced else ()), right=("step", "seq", "ms", "tokens")
+    )
     for a in tl.actions:
+        trace = [escape(a.trace_id or "")] if traced else []
         table.add_row(
             _step(a.step),
             str(a.step_index),
@@ -109,6 +113,7 @@ def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) 
             str(a.tokens) if a.tokens is not None else "",
             f"[cyan]replayed x{a.replayed}[/cyan]" if a.replayed else "executed",
             f"[red]{escape(fmt_short(a.error))}[/red]" if a.error else "",
+            *trace,
         )
     OUT.print(table)
 

@@ -248,6 +248,7 @@ class TimelineRow(_Jsonable):
         completed_at: Completion time.
         error: The error (decoded JSON) of a failed action.
         action_id: The idempotency key.
+        trace_id: The OpenTelemetry trace that recorded it (README "OpenTelemetry").
     """
 
     step_index: int | None
@@ -264,6 +265,7 @@ class TimelineRow(_Jsonable):
     completed_at: dt.datetime | None
     error: Any
     action_id: str
+    trace_id: str | None = None
 
     @classmethod
     def from_record(cls, r: ActionRecord) -> TimelineRow:

@@ -108,6 +108,7 @@ def timeline_data(
                 "cost": cost,
                 "replayed": r.replayed,
                 "model": r.model,
+                "trace": r.trace_id,
                 "input": _preview(r.input),
                 "output": _preview(r.output),
                 "error": _preview(r.error),

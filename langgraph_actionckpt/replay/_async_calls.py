@@ -137,7 +137,8 @@ async def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -
     )
     run_id = run_id_of(kwargs)
     if isinstance(decided, ActionRecord):
-        register_run(str(run_id), scope.thread_id, decided.action_id, True)
+        origin = (decided.trace_id, decided.span_id)
+        register_run(str(run_id), scope.thread_id, decided.action_id, True, origin)
         token = replaying.set(True)
         try:
             return await orig_arun(replaying_copy(self, decided), tool_input, *args, **kwargs)

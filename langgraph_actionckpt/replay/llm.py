@@ -152,7 +152,8 @@ class ReplayCacheCore(BaseCache):
 
     @staticmethod
     def _hit(record: ActionRecord, scope: TaskScope) -> RETURN_VAL_TYPE:
-        register_run(pending_llm_run.get(), scope.thread_id, record.action_id, True)
+        origin = (record.trace_id, record.span_id)
+        register_run(pending_llm_run.get(), scope.thread_id, record.action_id, True, origin)
         LAST.set((scope.thread_id, record.action_id))
         message = record.output
         if not isinstance(message, BaseMessage):

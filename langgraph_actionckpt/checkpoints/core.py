@@ -73,7 +73,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.options = options
         self.schema = options.schema  # checked by SaverOptions
         self.queries = Queries(self.schema)
-        self.action_queries = ActionQueries(self.schema)
+        self.encryption = options.encryption
+        self.action_queries = ActionQueries(self.schema, options.encryption)
         self.record_nodes = options.record_nodes
         self.delta_policy = options.delta_policy or DeltaPolicy()
         self.compress_min = options.compress_min
@@ -104,7 +105,12 @@ class SaverCore(BaseCheckpointSaver[str]):
         # made again only when ``with_allowlist`` (or a caller) replaced the serializer
         if codec is None or codec.serde is not self.serde:
             codec = self._codec = Codec(
-                self.serde, self.delta_policy, self.compress_min, self._lists.get
+                self.serde,
+                self.delta_policy,
+                self.compress_min,
+                self._lists.get,
+                self.schema,
+                self.encryption,
             )
         return codec
 

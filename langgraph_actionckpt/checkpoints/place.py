@@ -10,6 +10,7 @@ value moved to another row does not decrypt there.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from langgraph_actionckpt.db.encoding import dumps
 
@@ -58,7 +59,7 @@ class Place:
     version: str | None = None
     column: str | None = None
 
-    def at(self, **changes: str | None) -> Place:
+    def at(self, **changes: Any) -> Place:
         """A copy with some attributes changed, e.g. ``place.at(column="blob")``."""
         return replace(self, **changes)
 

@@ -30,6 +30,7 @@ from langgraph_actionckpt.checkpoints.binding import bind_calls
 from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, BlobRow, ListState
 from langgraph_actionckpt.checkpoints.codec import Codec, ListKey, json_text, thread_key
 from langgraph_actionckpt.checkpoints.pending import ActionRow, WriteCall, WriteRow
+from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text, unescape_text
@@ -116,7 +117,12 @@ def plan_put(
                 lists.append(((thread_id, ns, escape_text(channel)), state))
     stored = {k: v for k, v in checkpoint.items() if k != "channel_values"}
     stored["channel_values"] = inline
-    type_, data = codec.pack(*codec.dumps(stored, "checkpoint"), checkpoint=True)
+    type_, data = codec.seal(
+        *codec.pack(*codec.dumps(stored, "checkpoint"), checkpoint=True),
+        codec.place(
+            "checkpoints", thread_id, ns, checkpoint_id=checkpoint["id"], column="checkpoint"
+        ),
+    )
     meta = merge_metadata(config, metadata)
     step = meta.get("step") if isinstance(meta.get("step"), int) else None
     params: dict[str, Any] = {
@@ -136,7 +142,12 @@ def plan_put(
         params[f"b{i}_channel"] = r.channel
         params[f"b{i}_version"] = r.version
         if r.blob is not None:
-            params[f"b{i}_type"], params[f"b{i}_blob"] = codec.pack(r.type, r.blob)
+            params[f"b{i}_type"], params[f"b{i}_blob"] = codec.seal(
+                *codec.pack(r.type, r.blob),
+                codec.place(
+                    "blobs", thread_id, ns, channel=r.channel, version=r.version, column="blob"
+                ),
+            )
         else:
             params[f"b{i}_type"], params[f"b{i}_blob"] = r.type, r.blob
         params[f"b{i}_base"] = r.base
@@ -200,6 +211,10 @@ def prepare_writes(
     rows = []
     for i, (channel, value) in enumerate(writes):
         type_, data = codec.dumps(value, f"write to {channel!r}")
+        if codec.keyring is not None:  # a sealed write is never a delta reference (binding)
+            type_, data = codec.seal(
+                type_, data, write_place(codec, thread_id, ns, checkpoint_id, task, channel)
+            )
         rows.append(
             WriteRow(
                 thread_id,
@@ -236,8 +251,7 @@ def prepare_writes(
                     a.action_type,
                     a.name,
                     a.status,
-                    a.output,
-                    a.error,
+                    *_sealed_outcome(codec, thread_id, escape_text(a.action_id), a.output, a.error),
                 )
             )
     if not rows and not actions:
@@ -325,6 +339,33 @@ def _inlinable(value: Any) -> bool:
     if value is None or isinstance(value, (bool, int, float)):
         return True
     return isinstance(value, str) and len(value) <= _INLINE_MAX
+
+
+def write_place(
+    codec: Codec, thread_id: str, ns: str, checkpoint_id: str | None, task: str, channel: str
+) -> Place:
+    """Where a pending write is stored (escaped ids)."""
+    return codec.place(
+        "writes",
+        thread_id,
+        ns,
+        checkpoint_id=checkpoint_id,
+        task_id=task,
+        channel=escape_text(channel),
+        column="blobs",
+    )
+
+
+def _sealed_outcome(
+    codec: Codec, thread_id: str, action_id: str, output: str | None, error: str | None
+) -> tuple[str | None, str | None]:
+    if codec.keyring is None:
+        return output, error
+    place = codec.place("actions", thread_id, None, action_id=action_id)
+    return (
+        codec.seal_json(output, place.at(column="output")),
+        codec.seal_json(error, place.at(column="error")),
+    )
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -239,10 +239,11 @@ class Queries(PutQueries):
                 LEFT JOIN LATERAL (
                     SELECT string_agg(b.blob, ''::bytea ORDER BY b.version) AS body,
                            sum(b.item_count)::int AS items, count(*)::int AS n,
-                           -- where compressed deltas sit in body: "len" or "len:type"
+                           -- where compressed or sealed deltas sit in body:
+                           -- "len" or "len:version:type"
                            CASE WHEN bool_or(b.type <> 'delta') THEN string_agg(
-                               length(b.blob)::text
-                               || CASE WHEN b.type = 'delta' THEN '' ELSE ':' || b.type END,
+                               length(b.blob)::text || CASE WHEN b.type = 'delta' THEN ''
+                               ELSE ':' || b.version || ':' || b.type END,
                                ',' ORDER BY b.version) END AS layout
                     FROM {s}.blobs b
                     WHERE tb.snap_version IS NOT NULL

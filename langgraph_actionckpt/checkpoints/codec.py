@@ -111,20 +111,26 @@ class Codec:
         """
         ring = self.keyring
         if type_.startswith(SEALED):
-            if ring is None:
-                raise DecryptionError(
-                    f"{place.describe()}: the value is encrypted; pass encryption=KeyRing(...)",
-                    place.describe(),
-                )
-            inner = type_[len(SEALED) :]
-            where = place.describe()
-            return unpack_value(inner, ring.open(data or b"", _aad(place, inner), where))
+            return unpack_value(*self.unseal(type_, data or b"", place))
         if ring is not None and data is not None and not ring.allow_plaintext:
             from langgraph_actionckpt.crypto import plaintext_message
 
             where = place.describe()
             raise DecryptionError(plaintext_message(where), where)
         return unpack_value(type_, data)
+
+    def unseal(self, type_: str, data: bytes, place: Place) -> tuple[str, bytes]:
+        """Undo :meth:`seal` only (a plain-text value passes): the packed type and bytes."""
+        if not type_.startswith(SEALED):
+            return type_, data
+        ring = self.keyring
+        where = place.describe()
+        if ring is None:
+            raise DecryptionError(
+                f"{where}: the value is encrypted; pass encryption=KeyRing(...)", where
+            )
+        inner = type_[len(SEALED) :]
+        return inner, ring.open(data, _aad(place, inner), where)
 
     def seal_json(self, text: str | None, place: Place) -> str | None:
         """Seal JSON text for a JSONB column (``None`` stays ``None``)."""

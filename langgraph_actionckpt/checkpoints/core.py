@@ -336,7 +336,7 @@ class SaverCore(BaseCheckpointSaver[str]):
 
     def _plan_copy_thread(self, source_thread_id: str, target_thread_id: str) -> Plan[None]:
         yield from self._plan_flush_pending()
-        yield from m.plan_copy_thread(self.queries, source_thread_id, target_thread_id)
+        yield from m.plan_copy_thread(self.queries, source_thread_id, target_thread_id, self.codec)
 
     def _plan_prune(self, thread_ids: Sequence[str], strategy: str) -> Plan[None]:
         m.check_strategy(strategy)

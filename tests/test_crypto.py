@@ -32,7 +32,7 @@ from langgraph_actionckpt.errors import ConfigurationError, DecryptionError
 from langgraph_actionckpt.ops.cli import app
 from langgraph_actionckpt.ops.encryption import pending_reencryption, reencrypt
 
-from .conftest import drop_schema, fetch
+from .conftest import drop_schema, fetch, new_schema_name
 
 MARK = "PLAINTEXT-MARKER-7f3a"
 K1, K2 = os.urandom(32), os.urandom(32)
@@ -426,3 +426,28 @@ def test_copy_thread_reseals(esaver: ActionSaver) -> None:
     got = esaver.get_tuple(_cfg(target))
     assert got is not None and got.checkpoint["channel_values"]["n"] == 3
     assert len(list(esaver.list(_cfg(target)))) == len(list(esaver.list(_cfg("src"))))
+
+
+def test_similarity_search_on_encrypted_actions(pg18_dsn: str) -> None:
+    from langgraph_actionckpt.ops.vector import VectorIndex
+
+    from .test_vector import ERRORS, HashEmbeddings, record_tool_calls
+
+    schema = new_schema_name()
+    try:
+        with _saver(pg18_dsn, schema, KeyRing({"k1": K1})) as saver:
+            saver.setup()
+            record_tool_calls(saver)
+            raw = fetch(pg18_dsn, f'SELECT error::text FROM "{schema}".actions')
+            assert not [r for (r,) in raw if r and any(m in r for m in ERRORS.values())]
+            index = VectorIndex(saver, None, HashEmbeddings())  # the saver's key ring
+            index.ensure()
+            assert index.embed_pending() == 8
+            hits = index.similar_actions("rate limit 429", k=2, status="failed")
+            assert {r.thread_id for r, _ in hits} == {"t-429a", "t-429b"}
+            assert {r.error["message"] for r, _ in hits} == {
+                ERRORS["t-429a"],
+                ERRORS["t-429b"],
+            }
+    finally:
+        drop_schema(pg18_dsn, schema)

@@ -33,7 +33,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from langgraph_actionckpt.db.encoding import TAG, dumps
+import orjson
+
+from langgraph_actionckpt.db.encoding import TAG
 from langgraph_actionckpt.errors import ConfigurationError, DecryptionError
 
 __all__ = [
@@ -236,8 +238,9 @@ class KeyRing:
 
     def seal(self, data: bytes, aad: bytes) -> bytes:
         """Encrypt ``data`` with the active key, bound to ``aad``; return the token."""
-        nonce = os.urandom(_NONCE)
-        sealed: bytes = self._cipher(self.active).encrypt(nonce, data, aad)
+        nonce = os.urandom(_NONCE)  # random 96-bit nonces: safe for 2**32 values per key
+        aead = self._aead.get(self.active) or self._cipher(self.active)
+        sealed: bytes = aead.encrypt(nonce, data, aad)
         return self.active_prefix + nonce + sealed
 
     def key_id(self, token: bytes, where: str = "a stored value") -> str:
@@ -326,8 +329,6 @@ class KeyRing:
 
 
 def _json_str(text: str) -> str:
-    import orjson
-
     return orjson.dumps(text).decode()
 
 
@@ -351,7 +352,9 @@ def action_aad(schema: str, thread_id: str, action_id: str, column: str) -> byte
     The same bytes as ``Place(schema, "actions", thread_id, action_id=action_id,
     column=column).associated_data()`` (``checkpoints.place``, a layer above).
     """
-    return dumps([schema, "actions", thread_id, None, None, action_id, None, None, None, column])
+    return orjson.dumps(
+        [schema, "actions", thread_id, None, None, action_id, None, None, None, column]
+    )
 
 
 def action_where(schema: str, thread_id: str, action_id: str, column: str) -> str:

@@ -365,7 +365,7 @@ def test_rotation_while_a_writer_runs(dsn: str, schema: str) -> None:
         graph = _graph(3).compile(checkpointer=s1)
         for t in threads:
             graph.invoke(_input(), _cfg(t))
-    stop = threading.Event()
+    stop, started = threading.Event(), threading.Event()
     written: list[str] = []
     errors: list[BaseException] = []
 
@@ -381,13 +381,17 @@ def test_rotation_while_a_writer_runs(dsn: str, schema: str) -> None:
                     fresh = f"w{i}"
                     _graph(3).compile(checkpointer=s2).invoke(_input(), _cfg(fresh))
                     written.append(fresh)
+                    started.set()
                     i += 1
         except Exception as exc:  # noqa: BLE001 - reported by the test below
             errors.append(exc)
+        finally:
+            started.set()
 
     runner = threading.Thread(target=writer)
     runner.start()
     try:
+        started.wait(120)  # the writer is running when rotation starts
         with psycopg.connect(dsn, autocommit=True) as conn:
             result = reencrypt(conn, both, schema, batch_size=5)
     finally:
@@ -451,3 +455,42 @@ def test_similarity_search_on_encrypted_actions(pg18_dsn: str) -> None:
             }
     finally:
         drop_schema(pg18_dsn, schema)
+
+
+def test_reseal_never_overwrites_a_row_changed_after_it_was_read(dsn: str, schema: str) -> None:
+    """The plan is run by hand: a writer changes a row between the batch's read and its update."""
+    from langgraph_actionckpt.checkpoints.codec import Codec
+    from langgraph_actionckpt.checkpoints.reseal import plan_reseal_batch
+    from langgraph_actionckpt.checkpoints.setup import default_serde
+
+    with _saver(dsn, schema, KeyRing({"k1": K1})) as s1:
+        s1.setup()
+        _graph(2).compile(checkpointer=s1).invoke(_input(), _cfg("x"))
+    both = KeyRing({"k1": K1, "k2": K2}, active="k2")
+    codec = Codec(default_serde(), schema=schema, keyring=both)
+    plan = plan_reseal_batch(codec, "checkpoints", None, 100)
+    newest = f'SELECT max(checkpoint_id) FROM "{schema}".checkpoints'
+    with psycopg.connect(dsn, autocommit=True) as conn, psycopg.connect(dsn) as other:
+        op, reply, changed_by_writer = next(plan), None, None
+        try:
+            while True:
+                if op.fetch in ("begin", "commit"):
+                    conn.execute(op.fetch.upper())
+                    reply = None
+                else:
+                    cur = conn.execute(op.query, op.params)
+                    reply = cur.fetchone() if op.fetch == "one" else cur.fetchall()
+                    if changed_by_writer is None:  # the batch has read its rows: a writer acts
+                        changed_by_writer = other.execute(
+                            f'UPDATE "{schema}".checkpoints SET checkpoint = checkpoint || '
+                            f"'\\x00'::bytea WHERE checkpoint_id = ({newest}) RETURNING checkpoint"
+                        ).fetchone()[0]
+                        other.commit()
+                op = plan.send(reply)
+        except StopIteration as done:
+            batch = done.value
+    assert batch.seen >= 3 and batch.skipped == 1 and batch.changed == batch.seen - 1
+    kept = fetch(
+        dsn, f'SELECT checkpoint FROM "{schema}".checkpoints WHERE checkpoint_id = ({newest})'
+    )
+    assert kept[0][0] == changed_by_writer  # the writer's bytes, not the batch's

@@ -20,14 +20,13 @@ from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, BlobRow, DeltaPol
 from langgraph_actionckpt.checkpoints.compress import pack_value, unpack_value
 from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.serde import ActionSerializer, has_surrogates
+from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
+from langgraph_actionckpt.crypto import plaintext_message
 from langgraph_actionckpt.db.encoding import dumps, escape_text
 from langgraph_actionckpt.errors import DecryptionError, SerializationError
 
-if TYPE_CHECKING:  # the key ring is only handed in; cryptography loads on first use
+if TYPE_CHECKING:
     from langgraph_actionckpt.crypto import KeyRing
-
-SEALED = "e:"
-"""Type prefix of an encrypted value (``crypto.SEALED_PREFIX``)."""
 
 ListKey = tuple[str, str, str]
 """(thread_id, checkpoint_ns, channel), escaped: where a list state is cached."""
@@ -113,8 +112,6 @@ class Codec:
         if type_.startswith(SEALED):
             return unpack_value(*self.unseal(type_, data or b"", place))
         if ring is not None and data is not None and not ring.allow_plaintext:
-            from langgraph_actionckpt.crypto import plaintext_message
-
             where = place.describe()
             raise DecryptionError(plaintext_message(where), where)
         return unpack_value(type_, data)

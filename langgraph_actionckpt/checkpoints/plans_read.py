@@ -32,7 +32,7 @@ from langgraph_actionckpt.checkpoints.blobs import (
     stored_blob,
     write_from_ref,
 )
-from langgraph_actionckpt.checkpoints.codec import SEALED, Codec, json_text, thread_key
+from langgraph_actionckpt.checkpoints.codec import Codec, json_text, thread_key
 from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.plans_write import INLINE_VERSION
 from langgraph_actionckpt.checkpoints.rows import (
@@ -41,6 +41,7 @@ from langgraph_actionckpt.checkpoints.rows import (
     split_get_tuple_row,
 )
 from langgraph_actionckpt.checkpoints.sql import Queries
+from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
 from langgraph_actionckpt.crypto import plaintext_message
 from langgraph_actionckpt.db.driver import Op, Plan, PlanFactory
 from langgraph_actionckpt.db.encoding import escape_text, from_jsonable, unescape_text

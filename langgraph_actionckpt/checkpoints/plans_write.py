@@ -361,10 +361,13 @@ def _sealed_outcome(
 ) -> tuple[str | None, str | None]:
     if codec.keyring is None:
         return output, error
-    place = codec.place("actions", thread_id, None, action_id=action_id)
-    return (
-        codec.seal_json(output, place.at(column="output")),
-        codec.seal_json(error, place.at(column="error")),
+    return tuple(  # type: ignore[return-value]
+        None
+        if text is None
+        else codec.seal_json(
+            text, codec.place("actions", thread_id, None, action_id=action_id, column=column)
+        )
+        for text, column in ((output, "output"), (error, "error"))
     )
 
 

@@ -76,31 +76,34 @@ class Codec:
         Args:
             type_: The stored type.
             data: The stored bytes.
-            place: Where the value was read (needed to decrypt it); None for a
-                value already opened by :meth:`open`.
+            place: Where the value was read (:meth:`place`, needed to decrypt
+                it); None without encryption or for a value already opened.
         """
-        if place is not None:
+        if place is not None or type_.startswith(SEALED):
             type_, data = self.open(type_, data, place)
-        elif type_.startswith(SEALED):
-            raise DecryptionError("an encrypted value was read without its place")
-        else:
+        else:  # opened already, or plain text with encryption off
             type_, data = unpack_value(type_, data)
         return self.serde.loads_typed((type_, data if data is not None else b""))
 
     # ---------------------------------------------------------------- encryption
 
-    def place(self, table: str, thread_id: str, ns: str | None, **ids: str | None) -> Place:
-        """The :class:`Place` of a value of this schema (escaped ids)."""
+    def place(self, table: str, thread_id: str, ns: str | None, **ids: str | None) -> Place | None:
+        """The :class:`Place` of a value of this schema (escaped ids) when encryption is on.
+
+        None without encryption: no place is built on the plain-text hot paths.
+        """
+        if self.keyring is None:
+            return None
         return Place(self.schema, table, thread_id, ns, **ids)
 
-    def seal(self, type_: str, data: bytes, place: Place) -> tuple[str, bytes]:
+    def seal(self, type_: str, data: bytes, place: Place | None) -> tuple[str, bytes]:
         """Encrypt packed ``data`` for ``place`` when encryption is on (else unchanged)."""
         ring = self.keyring
-        if ring is None:
+        if ring is None or place is None:
             return type_, data
         return SEALED + type_, ring.seal(data, _aad(place, type_))
 
-    def open(self, type_: str, data: bytes | None, place: Place) -> tuple[str, bytes | None]:
+    def open(self, type_: str, data: bytes | None, place: Place | None) -> tuple[str, bytes | None]:
         """Undo :meth:`seal` and compression: the serializer type and bytes.
 
         Raises:
@@ -112,27 +115,27 @@ class Codec:
         if type_.startswith(SEALED):
             return unpack_value(*self.unseal(type_, data or b"", place))
         if ring is not None and data is not None and not ring.allow_plaintext:
-            where = place.describe()
+            where = _where(place)
             raise DecryptionError(plaintext_message(where), where)
         return unpack_value(type_, data)
 
-    def unseal(self, type_: str, data: bytes, place: Place) -> tuple[str, bytes]:
+    def unseal(self, type_: str, data: bytes, place: Place | None) -> tuple[str, bytes]:
         """Undo :meth:`seal` only (a plain-text value passes): the packed type and bytes."""
         if not type_.startswith(SEALED):
             return type_, data
         ring = self.keyring
-        where = place.describe()
-        if ring is None:
+        where = _where(place)
+        if ring is None or place is None:
             raise DecryptionError(
                 f"{where}: the value is encrypted; pass encryption=KeyRing(...)", where
             )
         inner = type_[len(SEALED) :]
         return inner, ring.open(data, _aad(place, inner), where)
 
-    def seal_json(self, text: str | None, place: Place) -> str | None:
+    def seal_json(self, text: str | None, place: Place | None) -> str | None:
         """Seal JSON text for a JSONB column (``None`` stays ``None``)."""
         ring = self.keyring
-        if ring is None or text is None:
+        if ring is None or text is None or place is None:
             return text
         return ring.seal_json(text, place.associated_data())
 
@@ -170,6 +173,10 @@ class Codec:
                 etype, edata = serde.dumps_escaped(value)
                 return BlobRow(channel, version, etype, edata), None
         return row, state
+
+
+def _where(place: Place | None) -> str:
+    return place.describe() if place is not None else "a stored value"
 
 
 def _aad(place: Place, type_: str) -> bytes:

@@ -108,10 +108,10 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
         place = codec.place("blobs", thread_id, ns, channel=channel, column="blob")
         if snap is None:
             values[channel] = codec.open(
-                blobs.b_type[i], blobs.b_blob[i], place.at(version=versions[channel])
+                blobs.b_type[i], blobs.b_blob[i], _at(place, versions[channel])
             )
             continue
-        snap_type, snap_blob = codec.open(blobs.b_type[i], blobs.b_blob[i], place.at(version=snap))
+        snap_type, snap_blob = codec.open(blobs.b_type[i], blobs.b_blob[i], _at(place, snap))
         d_body, t_len = blobs.d_body[i], blobs.t_len[i]
         # split_deltas gives None when a row that is not a delta lies in the range
         deltas = (
@@ -389,9 +389,13 @@ def opened_blob(codec: Codec, b: BlobChainRow) -> StoredBlob:
     return StoredBlob(vtype, vblob, b.base_version, b.item_count)
 
 
+def _at(place: Place | None, version: str) -> Place | None:
+    return None if place is None else place.at(version=version)
+
+
 def load_write(
     codec: Codec,
-    place: Place,
+    place: Place | None,
     type_: str,
     blob: bytes | None,
     ref_type: str | None,
@@ -400,26 +404,27 @@ def load_write(
     """Load one pending write: decrypted, or rebuilt from the delta it refers to."""
     if type_ != WRITE_REF_TYPE:
         return codec.loads(type_, blob, place)
+    where = place.describe() if place is not None else "a pending write"
     if codec.keyring is not None and not codec.keyring.allow_plaintext:
         # sealed writes are stored in full; a reference is an older plain-text row
-        raise DecryptionError(plaintext_message(place.describe()), place.describe())
+        raise DecryptionError(plaintext_message(where), where)
     if ref_type is not None and ref_type.startswith(SEALED):
         raise DecryptionError(
-            f"{place.describe()}: a reference to an encrypted list delta; "
+            f"{where}: a reference to an encrypted list delta; "
             "run `actionckpt encrypt-existing` to store the write in full",
-            place.describe(),
+            where,
         )
     return codec.loads(*write_from_ref(type_, blob, ref_type, ref_count))
 
 
 def _delta_opener(
-    codec: Codec, place: Place
+    codec: Codec, place: Place | None
 ) -> Callable[[str, str, bytes], tuple[str, bytes | None]] | None:
     if codec.keyring is None:
         return None
 
     def open_delta(type_: str, version: str, chunk: bytes) -> tuple[str, bytes | None]:
-        return codec.open(type_, chunk, place.at(version=version))
+        return codec.open(type_, chunk, _at(place, version))
 
     return open_delta
 

@@ -343,7 +343,7 @@ def _inlinable(value: Any) -> bool:
 
 def write_place(
     codec: Codec, thread_id: str, ns: str, checkpoint_id: str | None, task: str, channel: str
-) -> Place:
+) -> Place | None:
     """Where a pending write is stored (escaped ids)."""
     return codec.place(
         "writes",

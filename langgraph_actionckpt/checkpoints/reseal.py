@@ -136,10 +136,13 @@ def _reseal_value(
 
 def _places(codec: Codec, table: str, key: Sequence[Any], channel: str | None = None) -> Place:
     if table == "checkpoints":
-        return codec.place(table, key[0], key[1], checkpoint_id=key[2], column="checkpoint")
+        return Place(codec.schema, table, key[0], key[1], checkpoint_id=key[2], column="checkpoint")
     if table == "blobs":
-        return codec.place(table, key[0], key[1], channel=key[2], version=key[3], column="blob")
-    return codec.place(
+        return Place(
+            codec.schema, table, key[0], key[1], channel=key[2], version=key[3], column="blob"
+        )
+    return Place(
+        codec.schema,
         table,
         key[0],
         key[1],
@@ -183,7 +186,8 @@ def _new_values(
                     raise DecryptionError(
                         f"{new.describe()}: refers to a list delta that is not stored"
                     )
-                place = codec.place(
+                place = Place(
+                    codec.schema,
                     "blobs",
                     key[0],
                     key[1],

@@ -269,17 +269,65 @@ def test_tampered_byte_refused(dsn: str, schema: str, esaver: ActionSaver, table
         + flip.format(c="blob")
         + " WHERE channel = 'messages' AND version = "
         f"(SELECT max(version) FROM {s}.blobs WHERE channel = 'messages')",
-        "writes": f"UPDATE {s}.writes SET blobs[1] = "
-        + flip.format(c="blobs[1]")
-        + f" WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM {s}.writes)",
-    }[table]
+    }.get(table)
     with psycopg.connect(dsn, autocommit=True) as conn:
-        assert conn.execute(stmt).rowcount == 1
+        if stmt is not None:
+            assert conn.execute(stmt).rowcount == 1
+        else:  # a write stored in full (not a reference to a delta)
+            assert _change_write(conn, schema, "e:", lambda b: b[:-1] + bytes([b[-1] ^ 1]))
     with pytest.raises(DecryptionError, match=f"table {schema}.{table}"):
         if table == "writes":  # the latest writes belong to the checkpoint before the last
             list(esaver.list(_cfg("t")))
         else:
             esaver.get_tuple(_cfg("t"))
+
+
+def _change_write(conn: psycopg.Connection[Any], schema: str, kind: str, change: Any) -> bool:
+    """Change the first write of type ``kind...`` (``e:``: in full, ``ref``: a reference)."""
+    s = f'"{schema}"'
+    rows = conn.execute(
+        f"SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, types, blobs "
+        f"FROM {s}.writes ORDER BY checkpoint_id DESC"
+    ).fetchall()
+    for *key, types, blobs in rows:
+        for i, t in enumerate(types):
+            if t.startswith(kind):
+                blobs[i] = change(bytes(blobs[i]))
+                conn.execute(
+                    f"UPDATE {s}.writes SET blobs = %s WHERE thread_id = %s AND "
+                    "checkpoint_ns = %s AND checkpoint_id = %s AND task_id = %s AND idx = %s",
+                    (blobs, *key),
+                )
+                return True
+    return False
+
+
+def test_redirected_delta_reference_refused(dsn: str, schema: str, esaver: ActionSaver) -> None:
+    """A write equal to a list delta is a reference to it; pointing it elsewhere fails."""
+    _graph(3).compile(checkpointer=esaver).invoke(_input(), _cfg("t"))
+    versions = [
+        v
+        for (v,) in fetch(
+            dsn,
+            f'SELECT version FROM "{schema}".blobs WHERE channel = %s ORDER BY version',
+            ("items",),
+        )
+    ]
+    assert len(versions) >= 3
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        # a reference to the first delta now names another one of the same channel
+        assert _change_write(
+            conn,
+            schema,
+            "ref",
+            lambda b: (
+                versions[1].encode() + b[25:]
+                if b[:25] != versions[1].encode()
+                else versions[2].encode() + b[25:]
+            ),
+        )
+    with pytest.raises(DecryptionError, match=r"table .*writes.*does not authenticate"):
+        list(esaver.list(_cfg("t")))
 
 
 def test_plaintext_refused_unless_allowed(dsn: str, schema: str) -> None:

@@ -42,6 +42,9 @@ write's items, byte for byte."""
 VERSION_RE = re.compile(r"^\d{12}\.[0-9a-f]{12}$")
 """Versions this saver makes: fixed width, so string order is version order."""
 
+VERSION_LEN = 25
+"""Length of a :data:`VERSION_RE` version: the first bytes of a write reference."""
+
 
 def array_header(data: bytes) -> tuple[int, int] | None:
     """Return ``(header_length, item_count)`` if ``data`` is a msgpack array, else None."""

@@ -16,7 +16,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, BlobRow, DeltaPolicy, ListState
+from langgraph_actionckpt.checkpoints.blobs import (
+    DELTA_TYPE,
+    VERSION_LEN,
+    BlobRow,
+    DeltaPolicy,
+    ListState,
+)
 from langgraph_actionckpt.checkpoints.compress import pack_value, unpack_value
 from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.serde import ActionSerializer, has_surrogates
@@ -131,6 +137,33 @@ class Codec:
             )
         inner = type_[len(SEALED) :]
         return inner, ring.open(data, _aad(place, inner), where)
+
+    def seal_ref(self, version: str, place: Place | None) -> bytes:
+        """A write reference's bytes: the delta's version, then a tag binding it to ``place``.
+
+        Without encryption, the version alone. The tag keeps a reference from
+        being pointed at another delta of the channel unnoticed.
+        """
+        ring = self.keyring
+        if ring is None or place is None:
+            return version.encode()
+        return version.encode() + ring.seal(b"", _aad(place, "ref:" + version))
+
+    def open_ref(self, data: bytes, place: Place | None) -> str:
+        """The delta version a write reference names, its tag checked when encryption is on.
+
+        Raises:
+            DecryptionError: The tag does not authenticate here, or there is none
+                and plain text is not allowed.
+        """
+        version, token = bytes(data[:VERSION_LEN]).decode(), bytes(data[VERSION_LEN:])
+        ring = self.keyring
+        if ring is not None and place is not None:
+            if token:
+                ring.open(token, _aad(place, "ref:" + version), place.describe())
+            elif not ring.allow_plaintext:
+                raise DecryptionError(plaintext_message(place.describe()), place.describe())
+        return version
 
     def seal_json(self, text: str | None, place: Place | None) -> str | None:
         """Seal JSON text for a JSONB column (``None`` stays ``None``)."""

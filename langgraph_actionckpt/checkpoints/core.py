@@ -245,7 +245,11 @@ class SaverCore(BaseCheckpointSaver[str]):
     ) -> Plan[None]:
         try:
             yield from plan_store_writes(
-                self.queries, self.action_queries, calls, async_commit=async_commit
+                self.queries,
+                self.action_queries,
+                calls,
+                async_commit=async_commit,
+                codec=self.codec,
             )
         except BaseException:
             self._pending.restore(held)

@@ -42,10 +42,9 @@ from langgraph_actionckpt.checkpoints.rows import (
 )
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
-from langgraph_actionckpt.crypto import plaintext_message
 from langgraph_actionckpt.db.driver import Op, Plan, PlanFactory
 from langgraph_actionckpt.db.encoding import escape_text, from_jsonable, unescape_text
-from langgraph_actionckpt.errors import DecryptionError, SerializationError
+from langgraph_actionckpt.errors import SerializationError
 
 DECODED = "__decoded__"
 """Marks a channel value that is already decoded (``list`` shares prefixes)."""
@@ -401,19 +400,24 @@ def load_write(
     ref_type: str | None,
     ref_count: int | None,
 ) -> Any:
-    """Load one pending write: decrypted, or rebuilt from the delta it refers to."""
+    """Load one pending write: decrypted, or rebuilt from the delta it refers to.
+
+    A reference's bytes are the delta's version and, with encryption, a tag
+    binding it to this write; an encrypted delta comes with them
+    (``ref_type`` is ``e:...@<hex>``, see ``sql_base.REF_TYPE``) and is opened
+    at its own place.
+    """
     if type_ != WRITE_REF_TYPE:
         return codec.loads(type_, blob, place)
-    where = place.describe() if place is not None else "a pending write"
-    if codec.keyring is not None and not codec.keyring.allow_plaintext:
-        # sealed writes are stored in full; a reference is an older plain-text row
-        raise DecryptionError(plaintext_message(where), where)
-    if ref_type is not None and ref_type.startswith(SEALED):
-        raise DecryptionError(
-            f"{where}: a reference to an encrypted list delta; "
-            "run `actionckpt encrypt-existing` to store the write in full",
-            where,
-        )
+    if ref_type is not None and (codec.keyring is not None or ref_type.startswith(SEALED)):
+        stored, sealed, ref = ref_type.partition("@")
+        delta = place
+        if sealed and place is not None:  # the reference's tag, then the delta where it is
+            version = codec.open_ref(bytes.fromhex(ref), place)
+            delta = place.at(
+                table="blobs", checkpoint_id=None, task_id=None, version=version, column="blob"
+            )
+        ref_type, blob = codec.open(stored, blob, delta)
     return codec.loads(*write_from_ref(type_, blob, ref_type, ref_count))
 
 

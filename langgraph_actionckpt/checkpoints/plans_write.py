@@ -9,7 +9,7 @@ restores them or marks the checkpoint after (see ``core.SaverCore``).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +27,9 @@ from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.actions.node_rows import node_actions, node_from_path, step_after
 from langgraph_actionckpt.actions.records import ActionQueries
 from langgraph_actionckpt.checkpoints.binding import bind_calls
-from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, BlobRow, ListState
+from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, WRITE_REF_TYPE, BlobRow, ListState
 from langgraph_actionckpt.checkpoints.codec import Codec, ListKey, json_text, thread_key
 from langgraph_actionckpt.checkpoints.pending import ActionRow, WriteCall, WriteRow
-from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text, unescape_text
@@ -155,7 +154,7 @@ def plan_put(
         params[f"b{i}_cnt"] = r.count
         params[f"b{i}_len"] = r.list_len
     deltas = {r.channel: r for r in rows if r.type == DELTA_TYPE}
-    counts = bind_calls(params, held, deltas, shared=True)
+    counts = bind_calls(params, held, deltas, shared=True, seal=write_sealer(codec))
     yield Op(
         queries.store(*counts, len(rows), True, False, True),
         params,
@@ -210,11 +209,8 @@ def prepare_writes(
     task, path = escape_text(task_id), escape_text(task_path)
     rows = []
     for i, (channel, value) in enumerate(writes):
+        # sealed when bound (binding.bind_calls): a write equal to a delta becomes a reference
         type_, data = codec.dumps(value, f"write to {channel!r}")
-        if codec.keyring is not None:  # a sealed write is never a delta reference (binding)
-            type_, data = codec.seal(
-                type_, data, write_place(codec, thread_id, ns, checkpoint_id, task, channel)
-            )
         rows.append(
             WriteRow(
                 thread_id,
@@ -268,6 +264,7 @@ def plan_store_writes(
     calls: Sequence[WriteCall],
     *,
     async_commit: bool,
+    codec: Codec | None = None,
 ) -> Plan[None]:
     """Store write calls (no checkpoint) in one statement.
 
@@ -278,11 +275,12 @@ def plan_store_writes(
         async_commit: Commit without waiting for the WAL flush: held writes are
             only needed to resume their step, while special writes (an error, an
             interrupt) must be durable at once.
+        codec: Seals the writes when encryption is on.
     """
     if not calls:
         return
     params: dict[str, Any] = {}
-    counts = bind_calls(params, calls)
+    counts = bind_calls(params, calls, seal=write_sealer(codec) if codec is not None else None)
     yield Op(queries.store(*counts, 0, False, async_commit), params)
     yield from plan_mark_failed(action_queries, calls)
 
@@ -341,19 +339,29 @@ def _inlinable(value: Any) -> bool:
     return isinstance(value, str) and len(value) <= _INLINE_MAX
 
 
-def write_place(
-    codec: Codec, thread_id: str, ns: str, checkpoint_id: str | None, task: str, channel: str
-) -> Place | None:
-    """Where a pending write is stored (escaped ids)."""
-    return codec.place(
-        "writes",
-        thread_id,
-        ns,
-        checkpoint_id=checkpoint_id,
-        task_id=task,
-        channel=escape_text(channel),
-        column="blobs",
-    )
+def write_sealer(codec: Codec) -> Callable[[WriteRow, str | None], tuple[str, bytes]] | None:
+    """Seals one write row where it is stored, or its reference to a delta version.
+
+    None when encryption is off.
+    """
+    if codec.keyring is None:
+        return None
+
+    def seal(row: WriteRow, ref_version: str | None) -> tuple[str, bytes]:
+        place = codec.place(
+            "writes",
+            row.thread_id,
+            row.ns,
+            checkpoint_id=row.checkpoint_id,
+            task_id=row.task_id,
+            channel=row.channel,
+            column="blobs",
+        )
+        if ref_version is not None:
+            return WRITE_REF_TYPE, codec.seal_ref(ref_version, place)
+        return codec.seal(row.type, row.blob, place)
+
+    return seal
 
 
 def _sealed_outcome(

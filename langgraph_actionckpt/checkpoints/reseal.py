@@ -8,9 +8,9 @@ was read (``WHERE ... AND blob = <the bytes read>``): a row a running saver
 changed meanwhile keeps its newer value (already sealed with the active key),
 so rotation is safe while writers run. Compression is kept as it was.
 
-Pending writes are done first: a write stored as a *reference* to a list
-delta (plain-text saving of bytes) is rewritten as the full value, sealed; a
-reference cannot be sealed, since reads join it to the delta row.
+A pending write stored as a *reference* to a list delta holds the delta's
+version and, sealed, a tag binding it to the write: the tag is made again and
+the delta row is sealed in place.
 
 :func:`plan_reseal_copied` re-seals the rows ``copy_thread`` just copied: they
 were sealed for the source thread, and the thread is part of each value's
@@ -27,9 +27,8 @@ import orjson
 from psycopg import sql
 
 from langgraph_actionckpt.actions.records import open_columns, seal_columns
-from langgraph_actionckpt.checkpoints.blobs import WRITE_REF_TYPE, write_from_ref
+from langgraph_actionckpt.checkpoints.blobs import WRITE_REF_TYPE
 from langgraph_actionckpt.checkpoints.codec import Codec
-from langgraph_actionckpt.checkpoints.compress import unpack_value
 from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
@@ -38,7 +37,7 @@ from langgraph_actionckpt.errors import DecryptionError
 __all__ = ["TABLES", "Batch", "plan_reseal_batch", "plan_reseal_copied", "plan_stale_counts"]
 
 TABLES = ("writes", "checkpoints", "blobs", "actions")
-"""In the order they are re-sealed (writes first: their references read deltas)."""
+"""The tables, in the order they are re-sealed."""
 
 _KEYS = {
     "checkpoints": ("thread_id", "checkpoint_ns", "checkpoint_id"),
@@ -57,9 +56,10 @@ _STALE_BYTES = "NOT ({t} LIKE 'e:%%' AND substring({d} from 1 for %(plen)s) = %(
 _STALE = {
     "checkpoints": _STALE_BYTES.format(t="type", d="checkpoint"),
     "blobs": "blob IS NOT NULL AND " + _STALE_BYTES.format(t="type", d="blob"),
-    "writes": "EXISTS (SELECT 1 FROM unnest(types, blobs) AS x(t, b) WHERE {})".format(  # noqa: S608
-        _STALE_BYTES.format(t="x.t", d="x.b")
-    ),
+    # a reference (type 'ref'): the delta's version (25 bytes), then its tag
+    "writes": "EXISTS (SELECT 1 FROM unnest(types, blobs) AS x(t, b) WHERE CASE "  # noqa: S608
+    "WHEN x.t = 'ref' THEN substring(x.b from 26 for %(plen)s) IS DISTINCT FROM %(prefix)s "
+    "ELSE {} END)".format(_STALE_BYTES.format(t="x.t", d="x.b")),
     "actions": " OR ".join(
         f"({c} IS NOT NULL AND ({c} ->> '__ack__' IS DISTINCT FROM 'enc' "
         f"OR {c} ->> 'k' IS DISTINCT FROM %(kid)s))"
@@ -122,12 +122,6 @@ def _update(schema: str, table: str) -> sql.Composed:
     return sql.SQL(text).format(s=sql.Identifier(schema))
 
 
-_REF = (
-    "SELECT type, blob, item_count FROM {s}.blobs WHERE thread_id = %s AND checkpoint_ns = %s "
-    "AND channel = %s AND version = %s"
-)
-
-
 def _reseal_value(
     codec: Codec, type_: str, data: bytes, old: Place, new: Place
 ) -> tuple[str, bytes]:
@@ -155,7 +149,7 @@ def _places(codec: Codec, table: str, key: Sequence[Any], channel: str | None = 
 
 def _new_values(
     codec: Codec, table: str, row: Sequence[Any], source: str | None
-) -> Plan[tuple[Any, ...] | None]:
+) -> tuple[Any, ...] | None:
     """The row's values sealed with the active key (None: nothing to change)."""
     n = len(_KEYS[table])
     key, values = tuple(row[:n]), row[n:]
@@ -174,33 +168,10 @@ def _new_values(
         for i, (type_, data) in enumerate(zip(types, blobs, strict=True)):
             new = _places(codec, table, key, channels[i])
             old = _places(codec, table, moved, channels[i])
-            if type_ == WRITE_REF_TYPE:
-                if source is not None:
-                    continue  # a copied reference: its delta row was copied too
-                ref = yield Op(
-                    sql.SQL(_REF).format(s=sql.Identifier(codec.schema)),
-                    (key[0], key[1], channels[i], data.decode()),
-                    "one",
-                )
-                if ref is None:
-                    raise DecryptionError(
-                        f"{new.describe()}: refers to a list delta that is not stored"
-                    )
-                place = Place(
-                    codec.schema,
-                    "blobs",
-                    key[0],
-                    key[1],
-                    channel=channels[i],
-                    version=data.decode(),
-                    column="blob",
-                )
-                rtype, rblob = codec.unseal(ref[0], bytes(ref[1]), place)
-                rtype, raw = unpack_value(rtype, rblob)
-                type_, full = write_from_ref(type_, raw, rtype, ref[2])
-                types[i], blobs[i] = codec.seal(type_, full or b"", new)
-            else:
-                types[i], blobs[i] = _reseal_value(codec, type_, data, old, new)
+            if type_ == WRITE_REF_TYPE:  # its delta row is sealed where it is
+                blobs[i] = codec.seal_ref(codec.open_ref(data, old), new)
+                continue
+            types[i], blobs[i] = _reseal_value(codec, type_, data, old, new)
         return types, blobs
     # actions
     texts: dict[str, Any] = dict(zip(("thread_id", "action_id"), moved, strict=True))
@@ -251,7 +222,7 @@ def plan_reseal_batch(
     update = _update(codec.schema, table)
     n = len(_KEYS[table])
     for row in rows:
-        new = yield from _new_values(codec, table, row, None)
+        new = _new_values(codec, table, row, None)
         if new is None:
             continue
         p: dict[str, Any] = {f"k{i}": v for i, v in enumerate(row[:n])}
@@ -299,7 +270,7 @@ def plan_reseal_copied(codec: Codec, source: str, target: str) -> Plan[int]:
         n = len(_KEYS[table])
         for row in rows:
             try:
-                new = yield from _new_values(codec, table, row, source)
+                new = _new_values(codec, table, row, source)
             except DecryptionError:
                 continue  # the target's own row: sealed for the target already
             if new is None:

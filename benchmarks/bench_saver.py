@@ -675,7 +675,7 @@ def fmt_value(value: float, unit: str) -> str:
 def print_table(title: str, results: list[Result]) -> None:
     table = Table(
         title=f"{title}\nratio = saver / PostgresSaver (sync savers) or / AsyncPostgresSaver "
-        "(async savers)",
+        "(async savers); a saver marked (encrypted): / the same saver unencrypted",
         title_justify="left",
     )
     table.add_column("saver")

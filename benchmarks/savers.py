@@ -32,6 +32,7 @@ from contextlib import (
     contextmanager,
 )
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -347,18 +348,26 @@ def ours_unavailable_reason() -> str | None:
     return _OURS_ERROR
 
 
+def _encryption() -> dict[str, Any]:
+    """The option of the encrypted variants: one random AES-256 key (issue #18)."""
+    from langgraph_actionckpt.crypto import KeyRing
+
+    return {"encryption": KeyRing({"bench": os.urandom(32)})}
+
+
 @contextmanager
-def open_action_saver(env: BenchEnv) -> Iterator[SaverHandle]:
+def open_action_saver(env: BenchEnv, encrypted: bool = False) -> Iterator[SaverHandle]:
     ours = _import_ours()
     assert ours is not None, _OURS_ERROR
     action_saver_cls = ours[0]
+    options = _encryption() if encrypted else {}
     with (
         scratch_database(env) as dsn,
-        action_saver_cls.from_conn_string(dsn, schema=OUR_SCHEMA) as saver,
+        action_saver_cls.from_conn_string(dsn, schema=OUR_SCHEMA, **options) as saver,
     ):
         saver.setup()
         yield SaverHandle(
-            "ActionSaver",
+            "ActionSaver(encrypted)" if encrypted else "ActionSaver",
             saver,
             lambda: pg_schema_size(dsn, OUR_SCHEMA),
             f"pg_total_relation_size, all tables of schema {OUR_SCHEMA}",
@@ -366,15 +375,20 @@ def open_action_saver(env: BenchEnv) -> Iterator[SaverHandle]:
 
 
 @asynccontextmanager
-async def open_async_action_saver(env: BenchEnv) -> AsyncIterator[SaverHandle]:
+async def open_async_action_saver(
+    env: BenchEnv, encrypted: bool = False
+) -> AsyncIterator[SaverHandle]:
     ours = _import_ours()
     assert ours is not None, _OURS_ERROR
     async_action_saver_cls = ours[1]
+    options = _encryption() if encrypted else {}
     with scratch_database(env) as dsn:
-        async with async_action_saver_cls.from_conn_string(dsn, schema=OUR_SCHEMA) as saver:
+        async with async_action_saver_cls.from_conn_string(
+            dsn, schema=OUR_SCHEMA, **options
+        ) as saver:
             await saver.setup()
             yield SaverHandle(
-                "AsyncActionSaver",
+                "AsyncActionSaver(encrypted)" if encrypted else "AsyncActionSaver",
                 saver,
                 lambda: pg_schema_size(dsn, OUR_SCHEMA),
                 f"pg_total_relation_size, all tables of schema {OUR_SCHEMA}",
@@ -410,6 +424,21 @@ SAVERS: dict[str, SaverSpec] = {
         SaverSpec("AsyncPostgresSaver(pool)", ASYNC_BASELINE, open_async=open_async_postgres_pool),
         SaverSpec(
             "AsyncActionSaver", ASYNC_BASELINE, ours=True, open_async=open_async_action_saver
+        ),
+        # encryption on (issue #18): the ratio is against the same saver unencrypted
+        SaverSpec(
+            "ActionSaver(encrypted)",
+            "ActionSaver",
+            ours=True,
+            open_sync=partial(open_action_saver, encrypted=True),
+            scenarios="ab",
+        ),
+        SaverSpec(
+            "AsyncActionSaver(encrypted)",
+            "AsyncActionSaver",
+            ours=True,
+            open_async=partial(open_async_action_saver, encrypted=True),
+            scenarios="ab",
         ),
     )
 }

@@ -24,6 +24,7 @@ from langgraph_actionckpt.errors import (
     ActionCkptError,
     ConfigurationError,
     ConnectionFailedError,
+    DecryptionError,
     EmbeddedServerError,
     InFlightActionError,
     LeaseLostError,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     )
     from langgraph_actionckpt.actions.records import ActionRecord
     from langgraph_actionckpt.aio import AsyncActionSaver
+    from langgraph_actionckpt.crypto import KeyRing
     from langgraph_actionckpt.embedded import embedded_dsn, stop_embedded
     from langgraph_actionckpt.ops.metrics import Metrics
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
@@ -59,6 +61,7 @@ _LAZY = {
     "current_action": ".replay",
     "ActionSaver": ".saver",
     "SaverOptions": "._config",
+    "KeyRing": ".crypto",
     "Metrics": ".ops.metrics",
     "VectorIndex": ".ops.vector",
     "BackgroundEmbedder": ".ops.vector",
@@ -77,6 +80,8 @@ __all__ = [
     "AsyncActionSaver",
     "ConfigurationError",
     "ConnectionFailedError",
+    "DecryptionError",
+    "KeyRing",
     "LeaseLostError",
     "EmbeddedServerError",
     "InFlightActionError",

@@ -46,6 +46,7 @@ from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
 from langgraph_actionckpt.checkpoints.fork import new_fork_id
+from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import AsyncDriver, PlanFactory, T, configure_connection
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError
@@ -89,6 +90,7 @@ class AsyncSaverBase(SaverCore):
         writer_batch_size: int = _D.writer_batch_size,
         writer_interval: float = _D.writer_interval,
         group_commit: bool = _D.group_commit,
+        encryption: KeyRing | None = _D.encryption,
         _reconnect: Any = None,
     ) -> None:
         # every keyword above but conn, options and _reconnect is a SaverOptions field

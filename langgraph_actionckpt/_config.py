@@ -22,6 +22,7 @@ from langgraph_actionckpt.errors import ConfigurationError
 
 if TYPE_CHECKING:  # type only: the policy lives with the blobs it shapes
     from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
+    from langgraph_actionckpt.crypto import KeyRing
 
 __all__ = ["DEFAULT_SCHEMA", "LEASE_MODES", "SaverOptions", "validate_schema"]
 
@@ -84,6 +85,10 @@ class SaverOptions:
             transaction (one round trip, one WAL flush); each ``aput`` still
             returns only once its checkpoint is committed. The sync saver stores
             each checkpoint on its caller's thread and does not group.
+        encryption: A :class:`~langgraph_actionckpt.crypto.KeyRing`: checkpoints,
+            channel values, list deltas, pending writes and action inputs,
+            outputs and errors are stored encrypted (AES-256-GCM, bound to their
+            row); ``None`` stores them in plain text. See the README, "Encryption".
     """
 
     schema: str = DEFAULT_SCHEMA
@@ -103,6 +108,7 @@ class SaverOptions:
     writer_batch_size: int = 500
     writer_interval: float = 0.05
     group_commit: bool = True
+    encryption: KeyRing | None = None
 
     def __post_init__(self) -> None:
         validate_schema(self.schema)

@@ -48,6 +48,7 @@ from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
 from langgraph_actionckpt.checkpoints.fork import new_fork_id
+from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import PlanFactory, SyncDriver, T, configure_connection
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError
@@ -91,6 +92,7 @@ class SyncSaverBase(SaverCore):
         writer_batch_size: int = _D.writer_batch_size,
         writer_interval: float = _D.writer_interval,
         group_commit: bool = _D.group_commit,
+        encryption: KeyRing | None = _D.encryption,
         _reconnect: Any = None,
     ) -> None:
         # every keyword above but conn, options and _reconnect is a SaverOptions field

@@ -24,6 +24,24 @@ class SerializationError(ActionCkptError, ValueError):
     """A value could not be serialized for storage, or stored data could not be loaded."""
 
 
+class DecryptionError(SerializationError):
+    """An encrypted value did not open: wrong or missing key, changed bytes, moved row.
+
+    Also raised for a plain-text value read while encryption is on (unless the
+    key ring allows plain text).
+
+    Attributes:
+        place: Where the value is stored (table, thread, ids, column).
+    """
+
+    def __init__(self, message: str, place: str = "") -> None:
+        self.place = place
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.place))
+
+
 class EmbeddedServerError(ActionCkptError, RuntimeError):
     """The embedded PostgreSQL server could not be started."""
 
@@ -85,6 +103,7 @@ class InFlightActionError(ActionCkptError, RuntimeError):
 __all__ = [
     "ActionCkptError",
     "ConfigurationError",
+    "DecryptionError",
     "EmbeddedServerError",
     "InFlightActionError",
     "MigrationError",

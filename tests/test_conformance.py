@@ -8,6 +8,7 @@ one under test (not ActionSaver's own thread-offloading async twins).
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.checkpoint.conformance.report import CapabilityReport
 
 from langgraph_actionckpt import ActionSaver, AsyncActionSaver
+from langgraph_actionckpt.crypto import KeyRing
 
 from .conftest import drop_schema, new_schema_name
 
@@ -75,23 +77,31 @@ def _summary(report: CapabilityReport) -> tuple[int, int, list[str]]:
     return passed, failed, failures
 
 
+@pytest.mark.parametrize("encrypted", [False, True], ids=["plain", "encrypted"])
 @pytest.mark.parametrize("flavour", ["async", "sync"])
-async def test_conformance_all_capabilities(dsn: str, flavour: str) -> None:
+async def test_conformance_all_capabilities(dsn: str, flavour: str, encrypted: bool) -> None:
     schemas: list[str] = []
+    # encryption on: every value sealed (AES-256-GCM, bound to its row), plain text refused
+    options: dict[str, Any] = (
+        {"encryption": KeyRing({"k1": os.urandom(32), "k2": os.urandom(32)}, active="k2")}
+        if encrypted
+        else {}
+    )
 
     async def factory() -> AsyncGenerator[BaseCheckpointSaver[Any], None]:
         schema = new_schema_name()
         schemas.append(schema)
         if flavour == "async":
-            async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as asaver:
+            async with AsyncActionSaver.from_conn_string(dsn, schema=schema, **options) as asaver:
                 await asaver.setup()
                 yield asaver
         else:
-            with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+            with ActionSaver.from_conn_string(dsn, schema=schema, **options) as saver:
                 saver.setup()
                 yield SyncOnlyAdapter(saver)
 
-    registered = checkpointer_test(name=f"ActionSaver-{flavour}")(factory)
+    name = f"ActionSaver-{flavour}" + ("-encrypted" if encrypted else "")
+    registered = checkpointer_test(name=name)(factory)
     try:
         report = await validate(registered)
     finally:
@@ -99,7 +109,7 @@ async def test_conformance_all_capabilities(dsn: str, flavour: str) -> None:
             drop_schema(dsn, schema)
     passed, failed, failures = _summary(report)
     detected = [cap for cap, r in report.results.items() if r.detected]
-    print(f"\n{flavour} saver: {passed}/{passed + failed} passed, capabilities {detected}")
+    print(f"\n{name}: {passed}/{passed + failed} passed, capabilities {detected}")
     assert failures == []
     assert len(detected) == 8, detected
     assert all(r.passed is True for r in report.results.values())

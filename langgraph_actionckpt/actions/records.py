@@ -11,12 +11,16 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
 
+from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+
+if TYPE_CHECKING:
+    from langgraph_actionckpt.crypto import KeyRing
 
 ACTION_TYPES = (
     "node",
@@ -219,9 +223,11 @@ def _update_expr(column: str) -> sql.Composable:
     return sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=c)
 
 
-def row_from_db(row: Sequence[Any]) -> ActionRecord:
-    """Build a record from a ``SELECT <COLUMNS>`` row."""
+def row_from_db(row: Sequence[Any], q: ActionQueries | None = None) -> ActionRecord:
+    """Build a record from a ``SELECT <COLUMNS>`` row (``q``: its schema and key ring)."""
     values = dict(zip(COLUMNS, row, strict=True))
+    if q is not None and q.keyring is not None:
+        open_columns(q.keyring, q.schema, values)
     for name, value in values.items():
         if name in _JSON_FIELDS:
             values[name] = _encoding.from_jsonable(value)
@@ -230,6 +236,49 @@ def row_from_db(row: Sequence[Any]) -> ActionRecord:
     if values["lc_run_id"] is not None:
         values["lc_run_id"] = str(values["lc_run_id"])
     return ActionRecord(**values)
+
+
+def open_columns(keyring: KeyRing, schema: str, values: dict[str, Any]) -> None:
+    """Decrypt the sealed JSON columns of one action row in place (stored, escaped ids).
+
+    Raises:
+        DecryptionError: A column does not open here, or is plain text while
+            the key ring does not allow it.
+    """
+    import orjson
+
+    for column in SEALED_ACTION_COLUMNS:
+        value = values[column]
+        if value is None:
+            continue
+        thread_id, action_id = values["thread_id"], values["action_id"]
+        aad = action_aad(schema, thread_id, action_id, column)
+        text = keyring.open_json(value, aad, action_where(schema, thread_id, action_id, column))
+        if text is not None:
+            values[column] = orjson.loads(text)
+
+
+def seal_columns(
+    keyring: KeyRing, schema: str, thread_id: str, action_id: str, texts: Sequence[str | None]
+) -> list[str | None]:
+    """Seal the JSON texts of :data:`SEALED_ACTION_COLUMNS` (in that order) of one row."""
+    return [
+        None
+        if text is None
+        else keyring.seal_json(text, action_aad(schema, thread_id, action_id, c))
+        for c, text in zip(SEALED_ACTION_COLUMNS, texts, strict=True)
+    ]
+
+
+_SEALED_AT = tuple(WRITE_COLUMNS.index(c) for c in SEALED_ACTION_COLUMNS)
+
+
+def _sealed_row(q: ActionQueries, keyring: KeyRing, row: tuple[Any, ...]) -> tuple[Any, ...]:
+    out = list(row)
+    sealed = seal_columns(keyring, q.schema, row[0], row[1], [row[i] for i in _SEALED_AT])
+    for i, text in zip(_SEALED_AT, sealed, strict=True):
+        out[i] = text
+    return tuple(out)
 
 
 def _param_value(record: ActionRecord, name: str) -> Any:
@@ -244,9 +293,11 @@ def _param_value(record: ActionRecord, name: str) -> Any:
 class ActionQueries:
     """SQL for the actions table of one schema."""
 
-    def __init__(self, schema: str) -> None:
+    def __init__(self, schema: str, keyring: KeyRing | None = None) -> None:
         self.schema = schema
         self.ident = sql.Identifier(schema)
+        self.keyring = keyring
+        """Seals ``input``/``output``/``error`` of the rows written, opens those read."""
 
     def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
         return sql.SQL(text).format(s=self.ident, **parts)
@@ -443,6 +494,8 @@ def plan_upsert(q: ActionQueries, records: Sequence[ActionRecord]) -> Plan[None]
     # numbers them: step_index); every multi-thread write of this package locks
     # rows in this order, so none can deadlock with another.
     rows = [write_row(r) for r in sorted(records, key=lambda r: r.thread_id)]
+    if q.keyring is not None:
+        rows = [_sealed_row(q, q.keyring, row) for row in rows]
     if len(records) < COPY_THRESHOLD:
         yield Op(q.upsert, [list(col) for col in zip(*rows, strict=True)])
         return
@@ -497,7 +550,7 @@ def plan_list(
         params["since_idx"] = since
     order = "step_index DESC" if newest_first else "step_index"
     rows = yield Op(q.select(conds, order), params, "all")
-    return [row_from_db(r) for r in rows]
+    return [row_from_db(r, q) for r in rows]
 
 
 def plan_get(q: ActionQueries, thread_id: str, action_id: str) -> Plan[ActionRecord | None]:
@@ -505,7 +558,7 @@ def plan_get(q: ActionQueries, thread_id: str, action_id: str) -> Plan[ActionRec
     row = yield Op(
         q.get, (_encoding.escape_text(thread_id), _encoding.escape_text(action_id)), "one"
     )
-    return None if row is None else row_from_db(row)
+    return None if row is None else row_from_db(row, q)
 
 
 def records_to_jsonl(records: Sequence[ActionRecord]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langgraph_actionckpt.checkpoints.blobs import WRITE_REF_TYPE, BlobRow, write_refers_to
@@ -34,6 +34,7 @@ def bind_calls(
     deltas: Mapping[str, BlobRow] | None = None,
     *,
     shared: bool = False,
+    seal: Callable[[WriteRow, str | None], tuple[str, bytes]] | None = None,
 ) -> tuple[int, int, int]:
     """Add the rows of ``calls`` to ``params``; return (regular, special, action) counts.
 
@@ -43,7 +44,8 @@ def bind_calls(
     exactly the items that ``deltas`` (the delta rows stored by the same
     statement, by channel) appended is bound as a reference to that row instead
     of a second copy. ``shared``: every row is of the statement's
-    ``thread_id``/``ns``, which are not bound again per row.
+    ``thread_id``/``ns``, which are not bound again per row. ``seal``: encrypts
+    a write, or (given the delta's version) makes its reference's bytes.
     """
     skip = ("t", "ns") if shared else ()
     # key -> the (channels, types, blobs) lists already bound for it: one
@@ -71,6 +73,10 @@ def bind_calls(
                     and write_refers_to(type_, data, delta.blob, delta.count)
                 ):
                     type_, data = WRITE_REF_TYPE, delta.version.encode()
+                    if seal is not None:
+                        type_, data = seal(row, delta.version)
+                elif seal is not None:
+                    type_, data = seal(row, None)
                 channels.append(row.channel)
                 types.append(type_)
                 blobs.append(data)

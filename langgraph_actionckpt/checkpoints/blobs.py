@@ -42,6 +42,9 @@ write's items, byte for byte."""
 VERSION_RE = re.compile(r"^\d{12}\.[0-9a-f]{12}$")
 """Versions this saver makes: fixed width, so string order is version order."""
 
+VERSION_LEN = 25
+"""Length of a :data:`VERSION_RE` version: the first bytes of a write reference."""
+
 
 def array_header(data: bytes) -> tuple[int, int] | None:
     """Return ``(header_length, item_count)`` if ``data`` is a msgpack array, else None."""
@@ -257,34 +260,48 @@ def stored_blob(type_: str, blob: bytes | None, base: str | None, count: int | N
     return StoredBlob(type_, blob, base, count)
 
 
-def split_deltas(body: bytes, layout: str | None) -> bytes | None:
+def split_deltas(
+    body: bytes,
+    layout: str | None,
+    open_row: Callable[[str, str, bytes], tuple[str, bytes | None]] | None = None,
+) -> bytes | None:
     """The raw concatenation of a chain's deltas from the server's concatenation.
 
     Args:
         body: The stored delta blobs, concatenated in version order.
         layout: None when every delta is stored raw; else ``len`` or
-            ``len:type`` per row, comma-separated.
+            ``len:version:type`` per row, comma-separated.
+        open_row: Decrypts and decompresses one row: (stored type, version,
+            bytes) -> (type, bytes); None when encryption is off.
 
     Returns:
         The bytes, or None when a row that is not a delta lies in the range (a
         fork stored its own values there): the caller resolves row by row.
     """
     if layout is None:
+        if open_row is not None:  # plain-text deltas: refused unless plain text is allowed
+            open_row(DELTA_TYPE, "", body)
         return body
     parts: list[bytes] = []
     pos = 0
     for entry in layout.split(","):
-        size_text, _, type_ = entry.partition(":")
+        size_text, _, rest = entry.partition(":")
+        version, _, type_ = rest.partition(":")
         size = int(size_text)
         chunk = body[pos : pos + size]
         pos += size
         if type_:
-            if not is_compressed(type_):
+            if open_row is not None:
+                inner, raw = open_row(type_, version, chunk)
+            elif not is_compressed(type_):
                 return None
-            inner, raw = unpack_value(type_, chunk)
+            else:
+                inner, raw = unpack_value(type_, chunk)
             if inner != DELTA_TYPE or raw is None:
                 return None
             chunk = raw
+        elif open_row is not None:
+            open_row(DELTA_TYPE, version, chunk)  # plain text: refused unless allowed
         parts.append(chunk)
     if pos != len(body):
         raise SerializationError("a delta chain's layout does not match its bytes")

@@ -10,17 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, BlobRow, DeltaPolicy, ListState
+from langgraph_actionckpt.checkpoints.blobs import (
+    DELTA_TYPE,
+    VERSION_LEN,
+    BlobRow,
+    DeltaPolicy,
+    ListState,
+)
 from langgraph_actionckpt.checkpoints.compress import pack_value, unpack_value
+from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.serde import ActionSerializer, has_surrogates
+from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
+from langgraph_actionckpt.crypto import plaintext_message
 from langgraph_actionckpt.db.encoding import dumps, escape_text
-from langgraph_actionckpt.errors import SerializationError
+from langgraph_actionckpt.errors import DecryptionError, SerializationError
+
+if TYPE_CHECKING:
+    from langgraph_actionckpt.crypto import KeyRing
 
 ListKey = tuple[str, str, str]
 """(thread_id, checkpoint_ns, channel), escaped: where a list state is cached."""
@@ -44,12 +56,16 @@ class Codec:
         delta_policy: When a list channel is stored as a delta of its last version.
         compress_min: Compress values at least this many bytes long.
         last_list: The latest cached :class:`ListState` of a list channel, or None.
+        schema: The saver's schema (the first part of every value's :class:`Place`).
+        keyring: Encrypt stored values with it (``None``: stored in plain text).
     """
 
     serde: SerializerProtocol
     delta_policy: DeltaPolicy = field(default_factory=DeltaPolicy)
     compress_min: int = 256
     last_list: Callable[[ListKey], ListState | None] = _no_list_state
+    schema: str = ""
+    keyring: KeyRing | None = None
 
     def dumps(self, value: Any, what: str) -> tuple[str, bytes]:
         """Serialize ``value``; errors name ``what`` was being stored."""
@@ -60,10 +76,101 @@ class Codec:
                 f"cannot serialize {what} ({type(value).__name__}): {exc}"
             ) from exc
 
-    def loads(self, type_: str, data: bytes | None) -> Any:
-        """Decompress and deserialize one stored value."""
-        type_, data = unpack_value(type_, data)
+    def loads(self, type_: str, data: bytes | None, place: Place | None = None) -> Any:
+        """Decrypt, decompress and deserialize one stored value.
+
+        Args:
+            type_: The stored type.
+            data: The stored bytes.
+            place: Where the value was read (:meth:`place`, needed to decrypt
+                it); None without encryption or for a value already opened.
+        """
+        if place is not None or type_.startswith(SEALED):
+            type_, data = self.open(type_, data, place)
+        else:  # opened already, or plain text with encryption off
+            type_, data = unpack_value(type_, data)
         return self.serde.loads_typed((type_, data if data is not None else b""))
+
+    # ---------------------------------------------------------------- encryption
+
+    def place(self, table: str, thread_id: str, ns: str | None, **ids: str | None) -> Place | None:
+        """The :class:`Place` of a value of this schema (escaped ids) when encryption is on.
+
+        None without encryption: no place is built on the plain-text hot paths.
+        """
+        if self.keyring is None:
+            return None
+        return Place(self.schema, table, thread_id, ns, **ids)
+
+    def seal(self, type_: str, data: bytes, place: Place | None) -> tuple[str, bytes]:
+        """Encrypt packed ``data`` for ``place`` when encryption is on (else unchanged)."""
+        ring = self.keyring
+        if ring is None or place is None:
+            return type_, data
+        return SEALED + type_, ring.seal(data, _aad(place, type_))
+
+    def open(self, type_: str, data: bytes | None, place: Place | None) -> tuple[str, bytes | None]:
+        """Undo :meth:`seal` and compression: the serializer type and bytes.
+
+        Raises:
+            DecryptionError: The value does not open at ``place`` (see
+                ``KeyRing.open``), or it is plain text and encryption is on
+                without ``allow_plaintext``.
+        """
+        ring = self.keyring
+        if type_.startswith(SEALED):
+            return unpack_value(*self.unseal(type_, data or b"", place))
+        if ring is not None and data is not None and not ring.allow_plaintext:
+            where = _where(place)
+            raise DecryptionError(plaintext_message(where), where)
+        return unpack_value(type_, data)
+
+    def unseal(self, type_: str, data: bytes, place: Place | None) -> tuple[str, bytes]:
+        """Undo :meth:`seal` only (a plain-text value passes): the packed type and bytes."""
+        if not type_.startswith(SEALED):
+            return type_, data
+        ring = self.keyring
+        where = _where(place)
+        if ring is None or place is None:
+            raise DecryptionError(
+                f"{where}: the value is encrypted; pass encryption=KeyRing(...)", where
+            )
+        inner = type_[len(SEALED) :]
+        return inner, ring.open(data, _aad(place, inner), where)
+
+    def seal_ref(self, version: str, place: Place | None) -> bytes:
+        """A write reference's bytes: the delta's version, then a tag binding it to ``place``.
+
+        Without encryption, the version alone. The tag keeps a reference from
+        being pointed at another delta of the channel unnoticed.
+        """
+        ring = self.keyring
+        if ring is None or place is None:
+            return version.encode()
+        return version.encode() + ring.seal(b"", _aad(place, "ref:" + version))
+
+    def open_ref(self, data: bytes, place: Place | None) -> str:
+        """The delta version a write reference names, its tag checked when encryption is on.
+
+        Raises:
+            DecryptionError: The tag does not authenticate here, or there is none
+                and plain text is not allowed.
+        """
+        version, token = bytes(data[:VERSION_LEN]).decode(), bytes(data[VERSION_LEN:])
+        ring = self.keyring
+        if ring is not None and place is not None:
+            if token:
+                ring.open(token, _aad(place, "ref:" + version), place.describe())
+            elif not ring.allow_plaintext:
+                raise DecryptionError(plaintext_message(place.describe()), place.describe())
+        return version
+
+    def seal_json(self, text: str | None, place: Place | None) -> str | None:
+        """Seal JSON text for a JSONB column (``None`` stays ``None``)."""
+        ring = self.keyring
+        if ring is None or text is None or place is None:
+            return text
+        return ring.seal_json(text, place.associated_data())
 
     def pack(self, type_: str, data: bytes, *, checkpoint: bool = False) -> tuple[str, bytes]:
         """Compress ``data`` when it is long enough (see ``compress.pack_value``)."""
@@ -99,6 +206,15 @@ class Codec:
                 etype, edata = serde.dumps_escaped(value)
                 return BlobRow(channel, version, etype, edata), None
         return row, state
+
+
+def _where(place: Place | None) -> str:
+    return place.describe() if place is not None else "a stored value"
+
+
+def _aad(place: Place, type_: str) -> bytes:
+    # the stored type is bound too: "z:msgpack" relabelled "msgpack" does not open
+    return place.associated_data() + b"\x00" + type_.encode()
 
 
 def thread_key(config: RunnableConfig) -> tuple[str, str]:

@@ -74,7 +74,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.options = options
         self.schema = options.schema  # checked by SaverOptions
         self.queries = Queries(self.schema)
-        self.action_queries = ActionQueries(self.schema)
+        self.encryption = options.encryption
+        self.action_queries = ActionQueries(self.schema, options.encryption)
         self.record_nodes = options.record_nodes
         self.delta_policy = options.delta_policy or DeltaPolicy()
         self.compress_min = options.compress_min
@@ -105,7 +106,12 @@ class SaverCore(BaseCheckpointSaver[str]):
         # made again only when ``with_allowlist`` (or a caller) replaced the serializer
         if codec is None or codec.serde is not self.serde:
             codec = self._codec = Codec(
-                self.serde, self.delta_policy, self.compress_min, self._lists.get
+                self.serde,
+                self.delta_policy,
+                self.compress_min,
+                self._lists.get,
+                self.schema,
+                self.encryption,
             )
         return codec
 
@@ -240,7 +246,11 @@ class SaverCore(BaseCheckpointSaver[str]):
     ) -> Plan[None]:
         try:
             yield from plan_store_writes(
-                self.queries, self.action_queries, calls, async_commit=async_commit
+                self.queries,
+                self.action_queries,
+                calls,
+                async_commit=async_commit,
+                codec=self.codec,
             )
         except BaseException:
             self._pending.restore(held)
@@ -331,7 +341,7 @@ class SaverCore(BaseCheckpointSaver[str]):
 
     def _plan_copy_thread(self, source_thread_id: str, target_thread_id: str) -> Plan[None]:
         yield from self._plan_flush_pending()
-        yield from m.plan_copy_thread(self.queries, source_thread_id, target_thread_id)
+        yield from m.plan_copy_thread(self.queries, source_thread_id, target_thread_id, self.codec)
 
     def _plan_fork(
         self, thread_id: str, action_id: str, output: Any, new_thread_id: str

@@ -8,13 +8,9 @@ from typing import Any, cast
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import Checkpoint, DeltaChannelHistory, PendingWrite
 
-from langgraph_actionckpt.checkpoints.blobs import (
-    ChainResolver,
-    StoredBlob,
-    stored_blob,
-    write_from_ref,
-)
+from langgraph_actionckpt.checkpoints.blobs import ChainResolver, StoredBlob
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
+from langgraph_actionckpt.checkpoints.plans_read import load_write, opened_blob
 from langgraph_actionckpt.checkpoints.plans_write import INLINE_VERSION
 from langgraph_actionckpt.checkpoints.rows import (
     BlobChainRow,
@@ -82,7 +78,16 @@ def plan_delta_history(
     collected: dict[str, list[PendingWrite]] = {c: [] for c in channels}
     for cid in sorted(per_ckpt, key=lambda c: -order[c]):  # oldest ancestor first
         for w in sorted(per_ckpt[cid], key=lambda w: (w.task_path, w.task_id, w.position)):
-            value = codec.loads(*write_from_ref(w.type, w.blob, w.ref_type, w.ref_count))
+            place = codec.place(
+                "writes",
+                thread_id,
+                ns,
+                checkpoint_id=w.checkpoint_id,
+                task_id=w.task_id,
+                channel=w.channel,
+                column="blobs",
+            )
+            value = load_write(codec, place, w.type, w.blob, w.ref_type, w.ref_count)
             collected[unescape_text(w.channel)].append(
                 (unescape_text(w.task_id), unescape_text(w.channel), value)
             )
@@ -108,9 +113,7 @@ def plan_delta_history(
         )
         per: dict[str, dict[str, StoredBlob]] = {}
         for b in map(BlobChainRow._make, blob_rows):
-            per.setdefault(b.channel, {})[b.version] = stored_blob(
-                b.type, b.blob, b.base_version, b.item_count
-            )
+            per.setdefault(b.channel, {})[b.version] = opened_blob(codec, b)
         resolver = ChainResolver(per)
         for channel, version in blob_targets:
             vtype, vdata = resolver.resolve(channel, version)
@@ -119,7 +122,10 @@ def plan_delta_history(
     if inline_seeds:
         ckpt_rows = yield Op(queries.checkpoint_bytes, {**base, "ids": list(inline_seeds)}, "all")
         for c in map(CheckpointBytesRow._make, ckpt_rows):
-            checkpoint = cast(Checkpoint, codec.loads(c.type, c.checkpoint))
+            place = codec.place(
+                "checkpoints", thread_id, ns, checkpoint_id=c.checkpoint_id, column="checkpoint"
+            )
+            checkpoint = cast(Checkpoint, codec.loads(c.type, c.checkpoint, place))
             inline = checkpoint.get("channel_values") or {}
             for channel in inline_seeds[c.checkpoint_id]:
                 if unescape_text(channel) in inline:

@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from langgraph_actionckpt.actions.records import ActionQueries
-from langgraph_actionckpt.checkpoints.codec import json_text
+from langgraph_actionckpt.checkpoints.codec import Codec, json_text
+from langgraph_actionckpt.checkpoints.reseal import plan_reseal_copied
 from langgraph_actionckpt.checkpoints.sql import Queries
+from langgraph_actionckpt.crypto import action_aad
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.errors import ConfigurationError
@@ -53,8 +55,14 @@ def plan_delete_for_runs(queries: Queries, run_ids: Sequence[str]) -> Plan[list[
     return threads
 
 
-def plan_copy_thread(queries: Queries, source_thread_id: str, target_thread_id: str) -> Plan[None]:
-    """Copy every row of one thread to another in one transaction (existing rows are kept)."""
+def plan_copy_thread(
+    queries: Queries, source_thread_id: str, target_thread_id: str, codec: Codec | None = None
+) -> Plan[None]:
+    """Copy every row of one thread to another in one transaction (existing rows are kept).
+
+    With encryption on (``codec.keyring``), the copied values are sealed again
+    for the target thread (the thread is part of their associated data).
+    """
     params = {
         "source": escape_text(str(source_thread_id)),
         "target": escape_text(str(target_thread_id)),
@@ -62,6 +70,8 @@ def plan_copy_thread(queries: Queries, source_thread_id: str, target_thread_id: 
     yield BEGIN
     for stmt in queries.copy_thread:
         yield Op(stmt, params)
+    if codec is not None and codec.keyring is not None:
+        yield from plan_reseal_copied(codec, params["source"], params["target"])
     yield COMMIT
 
 
@@ -131,6 +141,12 @@ def plan_resolve(
         "output": None if retry else json_text(output),
         "meta": json_text({"resolution": note or ("retry" if retry else "output given")}),
     }
+    ring = action_queries.keyring
+    if ring is not None and params["output"] is not None:
+        aad = action_aad(
+            action_queries.schema, escape_text(thread_id), escape_text(action_id), "output"
+        )
+        params["output"] = ring.seal_json(params["output"], aad)
     row = yield Op(action_queries.resolve, params, "one")
     if row is None:
         raise ConfigurationError(f"no action {action_id!r} on thread {thread_id!r}")

@@ -22,6 +22,7 @@ from langgraph.checkpoint.base import (
 )
 
 from langgraph_actionckpt.checkpoints.blobs import (
+    WRITE_REF_TYPE,
     ChainResolver,
     ListState,
     StoredBlob,
@@ -32,7 +33,7 @@ from langgraph_actionckpt.checkpoints.blobs import (
     write_from_ref,
 )
 from langgraph_actionckpt.checkpoints.codec import Codec, json_text, thread_key
-from langgraph_actionckpt.checkpoints.compress import unpack_value
+from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.plans_write import INLINE_VERSION
 from langgraph_actionckpt.checkpoints.rows import (
     BlobChainRow,
@@ -40,6 +41,7 @@ from langgraph_actionckpt.checkpoints.rows import (
     split_get_tuple_row,
 )
 from langgraph_actionckpt.checkpoints.sql import Queries
+from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
 from langgraph_actionckpt.db.driver import Op, Plan, PlanFactory
 from langgraph_actionckpt.db.encoding import escape_text, from_jsonable, unescape_text
 from langgraph_actionckpt.errors import SerializationError
@@ -102,13 +104,20 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
     versions = dict(zip(row.channels or (), row.versions or (), strict=True))
     for i, channel in enumerate(blobs.b_channel or ()):
         snap = blobs.b_snap[i]
+        place = codec.place("blobs", thread_id, ns, channel=channel, column="blob")
         if snap is None:
-            values[channel] = (blobs.b_type[i], blobs.b_blob[i])
+            values[channel] = codec.open(
+                blobs.b_type[i], blobs.b_blob[i], _at(place, versions[channel])
+            )
             continue
-        snap_type, snap_blob = unpack_value(blobs.b_type[i], blobs.b_blob[i])
+        snap_type, snap_blob = codec.open(blobs.b_type[i], blobs.b_blob[i], _at(place, snap))
         d_body, t_len = blobs.d_body[i], blobs.t_len[i]
         # split_deltas gives None when a row that is not a delta lies in the range
-        deltas = None if d_body is None else split_deltas(d_body, blobs.d_layout[i])
+        deltas = (
+            None
+            if d_body is None
+            else split_deltas(d_body, blobs.d_layout[i], _delta_opener(codec, place))
+        )
         joined = (
             join_snapshot(snap_type, snap_blob, blobs.b_len[i], deltas, blobs.d_items[i], t_len)
             if deltas is not None or d_body is None
@@ -131,9 +140,7 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
         )
         per: dict[str, dict[str, StoredBlob]] = {}
         for b in map(BlobChainRow._make, chain_rows):
-            per.setdefault(b.channel, {})[b.version] = stored_blob(
-                b.type, b.blob, b.base_version, b.item_count
-            )
+            per.setdefault(b.channel, {})[b.version] = opened_blob(codec, b)
         for channel, version in forked.items():
             vtype, vdata, state = resolve_chain(per.get(channel, {}), version)
             values[channel] = (vtype, vdata)
@@ -156,7 +163,20 @@ def make_tuple(
     Raises:
         SerializationError: A channel the checkpoint references is not stored.
     """
-    checkpoint = cast(Checkpoint, codec.loads(row.type, row.checkpoint))
+    checkpoint = cast(
+        Checkpoint,
+        codec.loads(
+            row.type,
+            row.checkpoint,
+            codec.place(
+                "checkpoints",
+                row.thread_id,
+                row.checkpoint_ns,
+                checkpoint_id=row.checkpoint_id,
+                column="checkpoint",
+            ),
+        ),
+    )
     values = dict(checkpoint.get("channel_values") or {})
     for channel, version in zip(row.channels or (), row.versions or (), strict=True):
         if version == INLINE_VERSION:
@@ -180,7 +200,22 @@ def make_tuple(
         (
             unescape_text(task),
             unescape_text(w_channel[i]),
-            codec.loads(*write_from_ref(w_type[i], w_blob[i], w_rtype[i], w_rcount[i])),
+            load_write(
+                codec,
+                codec.place(
+                    "writes",
+                    row.thread_id,
+                    row.checkpoint_ns,
+                    checkpoint_id=row.checkpoint_id,
+                    task_id=task,
+                    channel=w_channel[i],
+                    column="blobs",
+                ),
+                w_type[i],
+                w_blob[i],
+                w_rtype[i],
+                w_rcount[i],
+            ),
         )
         for i, task in enumerate(row.w_task or ())
     ]
@@ -326,7 +361,7 @@ def plan_list_page(
         for b in map(BlobChainRow._make, blob_rows):
             blobs.setdefault((b.thread_id, b.checkpoint_ns), {}).setdefault(b.channel, {})[
                 b.version
-            ] = stored_blob(b.type, b.blob, b.base_version, b.item_count)
+            ] = opened_blob(codec, b)
     resolvers = {key: ChainResolver(per) for key, per in blobs.items()}
     tuples = []
     for r in rows:
@@ -340,6 +375,62 @@ def plan_list_page(
     last = rows[-1]
     cursor = (last.checkpoint_id, last.thread_id, last.checkpoint_ns)
     return tuples, cursor if len(rows) == page else None
+
+
+def opened_blob(codec: Codec, b: BlobChainRow) -> StoredBlob:
+    """A blob row as read back: decrypted and decompressed."""
+    if codec.keyring is None and not b.type.startswith(SEALED):
+        return stored_blob(b.type, b.blob, b.base_version, b.item_count)
+    place = codec.place(
+        "blobs", b.thread_id, b.checkpoint_ns, channel=b.channel, version=b.version, column="blob"
+    )
+    vtype, vblob = codec.open(b.type, b.blob, place)
+    return StoredBlob(vtype, vblob, b.base_version, b.item_count)
+
+
+def _at(place: Place | None, version: str) -> Place | None:
+    return None if place is None else place.at(version=version)
+
+
+def load_write(
+    codec: Codec,
+    place: Place | None,
+    type_: str,
+    blob: bytes | None,
+    ref_type: str | None,
+    ref_count: int | None,
+) -> Any:
+    """Load one pending write: decrypted, or rebuilt from the delta it refers to.
+
+    A reference's bytes are the delta's version and, with encryption, a tag
+    binding it to this write; an encrypted delta comes with them
+    (``ref_type`` is ``e:...@<hex>``, see ``sql_base.REF_TYPE``) and is opened
+    at its own place.
+    """
+    if type_ != WRITE_REF_TYPE:
+        return codec.loads(type_, blob, place)
+    if ref_type is not None and (codec.keyring is not None or ref_type.startswith(SEALED)):
+        stored, sealed, ref = ref_type.partition("@")
+        delta = place
+        if sealed and place is not None:  # the reference's tag, then the delta where it is
+            version = codec.open_ref(bytes.fromhex(ref), place)
+            delta = place.at(
+                table="blobs", checkpoint_id=None, task_id=None, version=version, column="blob"
+            )
+        ref_type, blob = codec.open(stored, blob, delta)
+    return codec.loads(*write_from_ref(type_, blob, ref_type, ref_count))
+
+
+def _delta_opener(
+    codec: Codec, place: Place | None
+) -> Callable[[str, str, bytes], tuple[str, bytes | None]] | None:
+    if codec.keyring is None:
+        return None
+
+    def open_delta(type_: str, version: str, chunk: bytes) -> tuple[str, bytes | None]:
+        return codec.open(type_, chunk, _at(place, version))
+
+    return open_delta
 
 
 def _list_value(

@@ -9,7 +9,7 @@ restores them or marks the checkpoint after (see ``core.SaverCore``).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.actions.node_rows import node_actions, node_from_path, step_after
 from langgraph_actionckpt.actions.records import ActionQueries
 from langgraph_actionckpt.checkpoints.binding import bind_calls
-from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, BlobRow, ListState
+from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, WRITE_REF_TYPE, BlobRow, ListState
 from langgraph_actionckpt.checkpoints.codec import Codec, ListKey, json_text, thread_key
 from langgraph_actionckpt.checkpoints.pending import ActionRow, WriteCall, WriteRow
 from langgraph_actionckpt.checkpoints.sql import Queries
@@ -116,7 +116,12 @@ def plan_put(
                 lists.append(((thread_id, ns, escape_text(channel)), state))
     stored = {k: v for k, v in checkpoint.items() if k != "channel_values"}
     stored["channel_values"] = inline
-    type_, data = codec.pack(*codec.dumps(stored, "checkpoint"), checkpoint=True)
+    type_, data = codec.seal(
+        *codec.pack(*codec.dumps(stored, "checkpoint"), checkpoint=True),
+        codec.place(
+            "checkpoints", thread_id, ns, checkpoint_id=checkpoint["id"], column="checkpoint"
+        ),
+    )
     meta = merge_metadata(config, metadata)
     step = meta.get("step") if isinstance(meta.get("step"), int) else None
     params: dict[str, Any] = {
@@ -136,7 +141,12 @@ def plan_put(
         params[f"b{i}_channel"] = r.channel
         params[f"b{i}_version"] = r.version
         if r.blob is not None:
-            params[f"b{i}_type"], params[f"b{i}_blob"] = codec.pack(r.type, r.blob)
+            params[f"b{i}_type"], params[f"b{i}_blob"] = codec.seal(
+                *codec.pack(r.type, r.blob),
+                codec.place(
+                    "blobs", thread_id, ns, channel=r.channel, version=r.version, column="blob"
+                ),
+            )
         else:
             params[f"b{i}_type"], params[f"b{i}_blob"] = r.type, r.blob
         params[f"b{i}_base"] = r.base
@@ -144,7 +154,7 @@ def plan_put(
         params[f"b{i}_cnt"] = r.count
         params[f"b{i}_len"] = r.list_len
     deltas = {r.channel: r for r in rows if r.type == DELTA_TYPE}
-    counts = bind_calls(params, held, deltas, shared=True)
+    counts = bind_calls(params, held, deltas, shared=True, seal=write_sealer(codec))
     yield Op(
         queries.store(*counts, len(rows), True, False, True),
         params,
@@ -199,6 +209,7 @@ def prepare_writes(
     task, path = escape_text(task_id), escape_text(task_path)
     rows = []
     for i, (channel, value) in enumerate(writes):
+        # sealed when bound (binding.bind_calls): a write equal to a delta becomes a reference
         type_, data = codec.dumps(value, f"write to {channel!r}")
         rows.append(
             WriteRow(
@@ -236,8 +247,7 @@ def prepare_writes(
                     a.action_type,
                     a.name,
                     a.status,
-                    a.output,
-                    a.error,
+                    *_sealed_outcome(codec, thread_id, escape_text(a.action_id), a.output, a.error),
                 )
             )
     if not rows and not actions:
@@ -254,6 +264,7 @@ def plan_store_writes(
     calls: Sequence[WriteCall],
     *,
     async_commit: bool,
+    codec: Codec | None = None,
 ) -> Plan[None]:
     """Store write calls (no checkpoint) in one statement.
 
@@ -264,11 +275,12 @@ def plan_store_writes(
         async_commit: Commit without waiting for the WAL flush: held writes are
             only needed to resume their step, while special writes (an error, an
             interrupt) must be durable at once.
+        codec: Seals the writes when encryption is on.
     """
     if not calls:
         return
     params: dict[str, Any] = {}
-    counts = bind_calls(params, calls)
+    counts = bind_calls(params, calls, seal=write_sealer(codec) if codec is not None else None)
     yield Op(queries.store(*counts, 0, False, async_commit), params)
     yield from plan_mark_failed(action_queries, calls)
 
@@ -325,6 +337,46 @@ def _inlinable(value: Any) -> bool:
     if value is None or isinstance(value, (bool, int, float)):
         return True
     return isinstance(value, str) and len(value) <= _INLINE_MAX
+
+
+def write_sealer(codec: Codec) -> Callable[[WriteRow, str | None], tuple[str, bytes]] | None:
+    """Seals one write row where it is stored, or its reference to a delta version.
+
+    None when encryption is off.
+    """
+    if codec.keyring is None:
+        return None
+
+    def seal(row: WriteRow, ref_version: str | None) -> tuple[str, bytes]:
+        place = codec.place(
+            "writes",
+            row.thread_id,
+            row.ns,
+            checkpoint_id=row.checkpoint_id,
+            task_id=row.task_id,
+            channel=row.channel,
+            column="blobs",
+        )
+        if ref_version is not None:
+            return WRITE_REF_TYPE, codec.seal_ref(ref_version, place)
+        return codec.seal(row.type, row.blob, place)
+
+    return seal
+
+
+def _sealed_outcome(
+    codec: Codec, thread_id: str, action_id: str, output: str | None, error: str | None
+) -> tuple[str | None, str | None]:
+    if codec.keyring is None:
+        return output, error
+    return tuple(  # type: ignore[return-value]
+        None
+        if text is None
+        else codec.seal_json(
+            text, codec.place("actions", thread_id, None, action_id=action_id, column=column)
+        )
+        for text, column in ((output, "output"), (error, "error"))
+    )
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -13,6 +13,7 @@ from functools import cached_property
 from psycopg import sql
 
 from langgraph_actionckpt.checkpoints.rows import CHECKPOINT_COLUMNS, VALUE_COLUMNS
+from langgraph_actionckpt.checkpoints.sql_base import REF_TYPE
 from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
 
 # Delta-aware blob fetch for one target (channel, version) per row of {t}: the
@@ -42,7 +43,7 @@ LEFT JOIN LATERAL (
            array_agg(x.type ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_type,
            array_agg(COALESCE(rb.blob, x.blob) ORDER BY w.task_path, w.task_id, w.idx, x.n)
                AS w_blob,
-           array_agg(rb.type ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_rtype,
+           array_agg({ref_type} ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_rtype,
            array_agg(rb.item_count ORDER BY w.task_path, w.task_id, w.idx, x.n) AS w_rcount
     FROM {s}.writes w
     {unnest}
@@ -59,7 +60,12 @@ class PutQueries(MaintenanceQueries):
     @cached_property
     def writes_lateral(self) -> sql.Composed:
         """The pending writes of checkpoint ``c``, references resolved, as arrays."""
-        return self.q(_WRITES_LATERAL, unnest=self.writes_unnest, ref=self.write_ref_join)
+        return self.q(
+            _WRITES_LATERAL,
+            unnest=self.writes_unnest,
+            ref=self.write_ref_join,
+            ref_type=sql.SQL(REF_TYPE),
+        )
 
     # -------------------------------------------------------------------- put
 
@@ -239,10 +245,11 @@ class Queries(PutQueries):
                 LEFT JOIN LATERAL (
                     SELECT string_agg(b.blob, ''::bytea ORDER BY b.version) AS body,
                            sum(b.item_count)::int AS items, count(*)::int AS n,
-                           -- where compressed deltas sit in body: "len" or "len:type"
+                           -- where compressed or sealed deltas sit in body:
+                           -- "len" or "len:version:type"
                            CASE WHEN bool_or(b.type <> 'delta') THEN string_agg(
-                               length(b.blob)::text
-                               || CASE WHEN b.type = 'delta' THEN '' ELSE ':' || b.type END,
+                               length(b.blob)::text || CASE WHEN b.type = 'delta' THEN ''
+                               ELSE ':' || b.version || ':' || b.type END,
                                ',' ORDER BY b.version) END AS layout
                     FROM {s}.blobs b
                     WHERE tb.snap_version IS NOT NULL
@@ -367,7 +374,7 @@ class Queries(PutQueries):
         return self.q(
             """
             SELECT w.checkpoint_id, w.task_id, w.task_path, w.idx + x.n::int - 1, x.channel,
-                   x.type, COALESCE(rb.blob, x.blob), rb.type, rb.item_count
+                   x.type, COALESCE(rb.blob, x.blob), {ref_type}, rb.item_count
             FROM {s}.writes w
             {unnest}
             {ref}
@@ -377,6 +384,7 @@ class Queries(PutQueries):
             """,
             unnest=self.writes_unnest,
             ref=self.write_ref_join,
+            ref_type=sql.SQL(REF_TYPE),
         )
 
     @cached_property

@@ -15,15 +15,24 @@ from psycopg import sql
 # A pending write that equals the delta its step appended to a list channel is
 # stored as a reference to that delta row (type WRITE_REF, blob = the version):
 # the appended bytes live once. The lateral join runs only for such rows.
+# With encryption the reference's bytes are the version (25 bytes, see
+# blobs.VERSION_RE) followed by a tag binding it to the write; an encrypted
+# delta's type comes back as "e:...@<hex of the reference>" (REF_TYPE).
 WRITE_REF_JOIN = """
     LEFT JOIN LATERAL (
         SELECT rb.type, rb.blob, rb.item_count FROM {s}.blobs rb
         WHERE x.type = 'ref' AND rb.thread_id = w.thread_id
           AND rb.checkpoint_ns = w.checkpoint_ns AND rb.channel = x.channel
-          AND rb.version = encode(x.blob, 'escape')
+          AND rb.version = encode(substring(x.blob from 1 for 25), 'escape')
         OFFSET 0  -- a fence: one primary-key lookup, and none unless x is a reference
     ) rb ON true
 """
+
+REF_TYPE = (
+    "CASE WHEN left(rb.type, 2) = 'e:' THEN rb.type || '@' || encode(x.blob, 'hex') "
+    "ELSE rb.type END"
+)
+"""The type of the delta a write refers to, with the reference when it is encrypted."""
 
 # One row holds the writes of one put_writes call (``idx`` is the first one's);
 # x is one write, n its position in the row.

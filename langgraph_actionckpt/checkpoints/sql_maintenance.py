@@ -101,7 +101,7 @@ class MaintenanceQueries(SchemaSQL):
             ), refs AS MATERIALIZED (
                 -- deltas a pending write refers to
                 SELECT w.thread_id, w.checkpoint_ns, x.channel,
-                       encode(x.blob, 'escape') AS version
+                       encode(substring(x.blob from 1 for 25), 'escape') AS version
                 FROM {s}.writes w {unnest}
                 WHERE w.thread_id = ANY(%(thread_ids)s::text[]) AND x.type = 'ref'
             )

@@ -33,7 +33,14 @@ import psycopg
 from langchain_core.embeddings import Embeddings
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord, row_from_db
+from langgraph_actionckpt.actions.records import (
+    COLUMNS,
+    ActionQueries,
+    ActionRecord,
+    open_columns,
+    row_from_db,
+)
+from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.migrations import plan_migrate, plan_vector_state
@@ -114,7 +121,8 @@ def record_text(record: ActionRecord) -> str:
 # ----------------------------------------------------------------------- plans
 
 _SELECT_PENDING = (
-    "SELECT thread_id, step_index, action_type, name, input, output, error FROM {s}.actions "
+    "SELECT thread_id, step_index, action_type, name, input, output, error, action_id "
+    "FROM {s}.actions "
     "WHERE embedding IS NULL AND status NOT IN ('pending', 'running') "
     "AND (thread_id, step_index) > (%s, %s) ORDER BY thread_id, step_index LIMIT %s"
 )
@@ -144,6 +152,7 @@ def plan_similar(
     thread_id: str | None,
     exclude: tuple[str, str] | None,
     iterative_scan: bool,
+    keyring: KeyRing | None = None,
 ) -> Plan[list[tuple[ActionRecord, float]]]:
     """The ``k`` embedded actions nearest to ``qvec`` (pgvector text), with distances."""
     conds = [sql.SQL("embedding IS NOT NULL")]
@@ -173,7 +182,8 @@ def plan_similar(
         yield Op("SET LOCAL hnsw.iterative_scan = strict_order")
     rows = yield Op(query, params, "all")
     yield COMMIT
-    return [(row_from_db(r[:-1]), float(r[-1])) for r in rows]
+    aq = ActionQueries(schema, keyring) if keyring is not None else None
+    return [(row_from_db(r[:-1], aq), float(r[-1])) for r in rows]
 
 
 # ----------------------------------------------------------------------- index
@@ -189,6 +199,9 @@ class VectorIndex:
             ``embed_query`` for queries).
         dims: Vector dimension; ``None`` reads it from an existing column or
             probes the model once.
+        encryption: The key ring of encrypted action rows (``None``: the saver's);
+            actions are decrypted to be embedded, and the vectors are stored in
+            plain text (see the README, "Encryption").
 
     Example:
         >>> index = VectorIndex(saver, None, OpenAIEmbeddings())  # doctest: +SKIP
@@ -202,6 +215,7 @@ class VectorIndex:
         schema: str | None = None,
         embeddings: Embeddings | None = None,
         dims: int | None = None,
+        encryption: KeyRing | None = None,
     ) -> None:
         if embeddings is None:
             raise VectorUnavailableError(
@@ -212,6 +226,7 @@ class VectorIndex:
         self.schema = schema_for(target, schema)
         self.embeddings = embeddings
         self.dims = dims
+        self.encryption = encryption or getattr(target, "encryption", None)
         self._ready = False
         self._iterative_scan = False
 
@@ -315,7 +330,7 @@ class VectorIndex:
             rows = self.driver.run(partial(plan_pending_batch, self.schema, after, n))
             if not rows:
                 break
-            texts = [action_text(r[2], r[3], r[4], r[5], r[6]) for r in rows]
+            texts = [action_text(*self._opened(r)[2:7]) for r in rows]
             vectors = self.embeddings.embed_documents(texts)
             params = [(self._vector(v), r[0], r[1]) for r, v in zip(rows, vectors, strict=True)]
             self.driver.run(partial(plan_store_embeddings, self.schema, params))
@@ -368,8 +383,23 @@ class VectorIndex:
                 thread_id=thread_id,
                 exclude=exclude,
                 iterative_scan=self._iterative_scan,
+                keyring=self.encryption,
             )
         )
+
+    def _opened(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A pending row with its input, output and error decrypted (when encrypted)."""
+        if self.encryption is None:
+            return row
+        values = dict(
+            zip(
+                ("thread_id", "input", "output", "error", "action_id"),
+                row[0:1] + row[4:8],
+                strict=True,
+            )
+        )
+        open_columns(self.encryption, self.schema, values)
+        return (*row[:4], values["input"], values["output"], values["error"], row[7])
 
 
 def _as_list(value: str | Sequence[str] | None) -> list[str] | None:

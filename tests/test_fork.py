@@ -554,3 +554,32 @@ def test_cli_fork_a_tool_with_json(saver: ActionSaver, dsn: str, schema: str) ->
     assert res.exit_code == 0, res.output
     result = graph.invoke(None, {"configurable": {"thread_id": res.stdout.strip()}})
     assert json.loads(result["out"][0]) == {"units": 0}
+
+
+def test_fork_of_an_encrypted_thread(dsn: str, schema: str) -> None:
+    """With encryption on, the fork's copied rows and the edited output open at the new thread."""
+    from langgraph_actionckpt.crypto import KeyRing
+
+    ring = KeyRing({"k1": bytes(range(32))})
+    with ActionSaver.from_conn_string(dsn, schema=schema, encryption=ring) as esaver:
+        esaver.setup()
+        model = Model()
+        graph = three_calls_graph(model).compile(checkpointer=esaver)
+        thread = f"sealed-{uuid.uuid4().hex[:8]}"
+        first = graph.invoke({"out": []}, {"configurable": {"thread_id": thread}})
+        source = esaver.list_actions(thread, action_type="llm_completion")
+        new = esaver.fork_at_action(thread, source[1].action_id, output="Lyon, obviously")
+        model.calls.clear()
+        handler = ActionCallbackHandler(esaver)
+        result = graph.invoke(None, {"configurable": {"thread_id": new}, "callbacks": [handler]})
+        forked = esaver.list_actions(new, action_type="llm_completion")
+        check_fork_result(model, source, forked, result, first["out"][0])
+        # nothing of the edit is stored in plain text
+        raw = fetch(
+            dsn,
+            sql.SQL("SELECT output::text FROM {} WHERE thread_id = %s").format(
+                sql.Identifier(schema, "actions")
+            ),
+            (new,),
+        )
+        assert raw and not any("Lyon" in str(r) for r in raw)

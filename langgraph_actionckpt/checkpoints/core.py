@@ -348,7 +348,7 @@ class SaverCore(BaseCheckpointSaver[str]):
     ) -> Plan[str]:
         yield from self._plan_flush_pending()
         args = (thread_id, action_id, output, new_thread_id)
-        return (yield from plan_fork(self.queries, self.action_queries, *args))
+        return (yield from plan_fork(self.queries, self.action_queries, *args, self.codec))
 
     def _plan_prune(self, thread_ids: Sequence[str], strategy: str) -> Plan[None]:
         m.check_strategy(strategy)

@@ -42,9 +42,11 @@ from langgraph_actionckpt.actions.records import (
     ActionRecord,
     plan_get,
 )
-from langgraph_actionckpt.checkpoints.codec import json_text
+from langgraph_actionckpt.checkpoints.codec import Codec, json_text
+from langgraph_actionckpt.checkpoints.reseal import plan_reseal_copied
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.checkpoints.sql_base import SchemaSQL
+from langgraph_actionckpt.crypto import action_aad
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.errors import ConfigurationError
@@ -241,8 +243,12 @@ def plan_fork(
     action_id: str,
     output: Any,
     new_thread_id: str,
+    codec: Codec | None = None,
 ) -> Plan[str]:
     """Create ``new_thread_id`` as ``thread_id`` forked at ``action_id`` with ``output``.
+
+    With encryption on (``codec.keyring``) the copied values are sealed again
+    for the new thread, and the edited output is sealed for its new row.
 
     Returns:
         The new thread id.
@@ -290,6 +296,13 @@ def plan_fork(
         yield Op(stmt, params)
     yield Op(queries.gc_blobs, {"thread_ids": [params["target"]]})
     yield Op(fq.copy_actions, params)
+    ring = codec.keyring if codec is not None else None
+    if codec is not None and ring is not None:
+        source, target = escape_text(str(thread_id)), escape_text(str(new_thread_id))
+        # before the edit: the re-seal opens each copied value at the source's place
+        yield from plan_reseal_copied(codec, source, target)
+        aad = action_aad(codec.schema, target, escape_text(action_id), "output")
+        params["output"] = ring.seal_json(json_text(edited), aad)
     yield Op(fq.edit, params)
     yield COMMIT
     return str(new_thread_id)

@@ -15,8 +15,10 @@ from typing import Any
 
 from psycopg import sql
 
+from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.errors import ConfigurationError
 
 ACTION_TYPES = (
     "node",
@@ -360,6 +362,39 @@ class ActionQueries:
             RETURNING action_id
             """
         )
+
+
+_LIMITED = (
+    ("thread_id", "thread id"),
+    ("checkpoint_ns", "checkpoint namespace"),
+    ("checkpoint_id", "checkpoint id"),
+    ("action_id", "action id"),
+    ("task_id", "task id"),
+    ("run_id", "run id"),
+    ("name", "action name"),
+    ("node", "action name"),
+)
+
+
+def check_record(record: ActionRecord) -> ActionRecord:
+    """Refuse a record whose ids or names pass their limits (``_config.LIMITS``), before any SQL.
+
+    A too long key would fail the whole batch of rows it is written with.
+
+    Raises:
+        ConfigurationError: One is too long; the message names it and its size.
+    """
+    for attr, what in _LIMITED:
+        value = getattr(record, attr)
+        if value is not None:
+            try:
+                check_length(what, _encoding.escape_text(str(value)))
+            except ConfigurationError as exc:
+                raise ConfigurationError(
+                    f"action {str(record.action_id)[:40]!r} of thread "
+                    f"{str(record.thread_id)[:40]!r}: {exc}"
+                ) from None
+    return record
 
 
 def _text(value: str | None) -> str | None:

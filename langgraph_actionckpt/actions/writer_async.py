@@ -23,7 +23,7 @@ from langgraph_actionckpt.actions._acompat import (
     AsyncLock,
     AsyncTick,
 )
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.records import ActionRecord, check_record
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
 
 __all__ = ["AsyncWriterCore"]
@@ -55,6 +55,8 @@ class AsyncWriterCore(RowQueue):
 
     async def awrite_now(self, record: ActionRecord | None = None) -> None:
         """Write the queue and ``record`` durably before returning."""
+        if record is not None:
+            check_record(record)  # a too long id must not fail the queued rows with it
         async with self._lock:
             rows = self._take(record)
             if not rows:

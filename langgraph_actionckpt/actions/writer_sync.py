@@ -25,7 +25,7 @@ from langgraph_actionckpt.actions._acompat import (
     SyncLock,
     SyncTick,
 )
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.records import ActionRecord, check_record
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
 
 __all__ = ["SyncWriterCore"]
@@ -57,6 +57,8 @@ class SyncWriterCore(RowQueue):
 
     def write_now(self, record: ActionRecord | None = None) -> None:
         """Write the queue and ``record`` durably before returning."""
+        if record is not None:
+            check_record(record)  # a too long id must not fail the queued rows with it
         with self._lock:
             rows = self._take(record)
             if not rows:

@@ -16,14 +16,32 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
+from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, BlobRow, DeltaPolicy, ListState
+from langgraph_actionckpt.checkpoints.budget import (
+    DEFAULT_MAX_LOAD_BYTES,
+    LoadBudget,
+    load_errors,
+    refused,
+)
 from langgraph_actionckpt.checkpoints.compress import pack_value, unpack_value
-from langgraph_actionckpt.checkpoints.serde import ActionSerializer, has_surrogates
+from langgraph_actionckpt.checkpoints.place import Place
+from langgraph_actionckpt.checkpoints.serde import (
+    ESCAPED_TYPE,
+    ActionSerializer,
+    has_surrogates,
+)
 from langgraph_actionckpt.db.encoding import dumps, escape_text
 from langgraph_actionckpt.errors import SerializationError
 
 ListKey = tuple[str, str, str]
 """(thread_id, checkpoint_ns, channel), escaped: where a list state is cached."""
+
+
+_MSGPACK_TYPES = frozenset(("msgpack", ESCAPED_TYPE))
+_END_VALUE = b"actionckpt:end"
+_END = b"\xc4" + bytes([len(_END_VALUE)]) + _END_VALUE  # msgpack bin 8
+"""Appended to a msgpack value as the second item of a pair: see ``Codec.loads``."""
 
 
 def json_text(value: Any) -> str:
@@ -44,12 +62,14 @@ class Codec:
         delta_policy: When a list channel is stored as a delta of its last version.
         compress_min: Compress values at least this many bytes long.
         last_list: The latest cached :class:`ListState` of a list channel, or None.
+        max_load_bytes: The decompression budget of one load (see :meth:`budget`).
     """
 
     serde: SerializerProtocol
     delta_policy: DeltaPolicy = field(default_factory=DeltaPolicy)
     compress_min: int = 256
     last_list: Callable[[ListKey], ListState | None] = _no_list_state
+    max_load_bytes: int = DEFAULT_MAX_LOAD_BYTES
 
     def dumps(self, value: Any, what: str) -> tuple[str, bytes]:
         """Serialize ``value``; errors name ``what`` was being stored."""
@@ -60,10 +80,40 @@ class Codec:
                 f"cannot serialize {what} ({type(value).__name__}): {exc}"
             ) from exc
 
-    def loads(self, type_: str, data: bytes | None) -> Any:
-        """Decompress and deserialize one stored value."""
-        type_, data = unpack_value(type_, data)
-        return self.serde.loads_typed((type_, data if data is not None else b""))
+    def budget(self) -> LoadBudget:
+        """A fresh decompression budget for one load (``max_load_bytes``)."""
+        return LoadBudget(self.max_load_bytes)
+
+    def loads(
+        self,
+        type_: str,
+        data: bytes | None,
+        place: Place | None = None,
+        budget: LoadBudget | None = None,
+    ) -> Any:
+        """Decompress and deserialize one stored value.
+
+        Args:
+            type_: The stored type.
+            data: The stored bytes (untrusted).
+            place: Where the value is stored: errors name it.
+            budget: The load's decompression budget (one per ``get_tuple``, ``list`` page).
+
+        Raises:
+            SerializationError: The value cannot be loaded; the message names
+                ``place`` and says the data was refused as untrusted.
+        """
+        with load_errors(place):
+            type_, data = unpack_value(type_, data, budget, place)
+            payload = data if data is not None else b""
+            if type_ in _MSGPACK_TYPES and isinstance(self.serde, JsonPlusSerializer):
+                # ormsgpack ignores bytes after the first object: a marker after the
+                # value proves it ended where the stored bytes end
+                pair = self.serde.loads_typed((type_, b"\x92" + payload + _END))
+                if type(pair) is not list or len(pair) != 2 or pair[1] != _END_VALUE:
+                    raise refused(place, f"stored {type_!r} value does not end where its bytes do")
+                return pair[0]
+            return self.serde.loads_typed((type_, payload))
 
     def pack(self, type_: str, data: bytes, *, checkpoint: bool = False) -> tuple[str, bytes]:
         """Compress ``data`` when it is long enough (see ``compress.pack_value``)."""
@@ -102,6 +152,14 @@ class Codec:
 
 
 def thread_key(config: RunnableConfig) -> tuple[str, str]:
-    """(thread_id, checkpoint_ns) of a config, escaped as stored."""
+    """(thread_id, checkpoint_ns) of a config, escaped as stored.
+
+    Raises:
+        ConfigurationError: One is longer than its limit (``_config.LIMITS``).
+    """
     conf = config["configurable"]
-    return escape_text(str(conf["thread_id"])), escape_text(conf.get("checkpoint_ns", "") or "")
+    thread_id = escape_text(str(conf["thread_id"]))
+    ns = escape_text(conf.get("checkpoint_ns", "") or "")
+    check_length("thread id", thread_id)
+    check_length("checkpoint namespace", ns)
+    return thread_id, ns

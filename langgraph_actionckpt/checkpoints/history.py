@@ -14,7 +14,9 @@ from langgraph_actionckpt.checkpoints.blobs import (
     stored_blob,
     write_from_ref,
 )
+from langgraph_actionckpt.checkpoints.budget import load_errors, refused
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
+from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.plans_write import INLINE_VERSION
 from langgraph_actionckpt.checkpoints.rows import (
     BlobChainRow,
@@ -25,6 +27,12 @@ from langgraph_actionckpt.checkpoints.rows import (
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text, unescape_text
+
+
+def _blob(base: Place, channel: str, version: str) -> Place:
+    return base.at(
+        table="blobs", checkpoint_id=None, channel=channel, version=version, column="blob"
+    )
 
 
 def empty_history(channels: Sequence[str]) -> dict[str, DeltaChannelHistory]:
@@ -79,10 +87,18 @@ def plan_delta_history(
         # a write counts only where its channel was still unresolved
         if w.channel in remaining_at.get(w.checkpoint_id, ()):
             per_ckpt.setdefault(w.checkpoint_id, []).append(w)
+    budget = codec.budget()
+    top = Place(queries.schema, "checkpoints", thread_id, ns, target, column="checkpoint")
     collected: dict[str, list[PendingWrite]] = {c: [] for c in channels}
     for cid in sorted(per_ckpt, key=lambda c: -order[c]):  # oldest ancestor first
         for w in sorted(per_ckpt[cid], key=lambda w: (w.task_path, w.task_id, w.position)):
-            value = codec.loads(*write_from_ref(w.type, w.blob, w.ref_type, w.ref_count))
+            where = top.at(
+                table="writes", checkpoint_id=cid, task_id=w.task_id, channel=w.channel,
+                column="blobs",
+            )  # fmt: skip
+            with load_errors(where):
+                data = write_from_ref(w.type, w.blob, w.ref_type, w.ref_count, budget, where)
+                value = codec.loads(*data, where, budget)
             collected[unescape_text(w.channel)].append(
                 (unescape_text(w.task_id), unescape_text(w.channel), value)
             )
@@ -108,19 +124,26 @@ def plan_delta_history(
         )
         per: dict[str, dict[str, StoredBlob]] = {}
         for b in map(BlobChainRow._make, blob_rows):
-            per.setdefault(b.channel, {})[b.version] = stored_blob(
-                b.type, b.blob, b.base_version, b.item_count
-            )
+            where = _blob(top, b.channel, b.version)
+            with load_errors(where):
+                per.setdefault(b.channel, {})[b.version] = stored_blob(
+                    b.type, b.blob, b.base_version, b.item_count, budget, where
+                )
         resolver = ChainResolver(per)
         for channel, version in blob_targets:
-            vtype, vdata = resolver.resolve(channel, version)
-            if vtype != "empty":
-                seeds[unescape_text(channel)] = codec.loads(vtype, vdata)
+            where = _blob(top, channel, version)
+            with load_errors(where):
+                vtype, vdata = resolver.resolve(channel, version)
+                if vtype != "empty":
+                    seeds[unescape_text(channel)] = codec.loads(vtype, vdata, where, budget)
     if inline_seeds:
         ckpt_rows = yield Op(queries.checkpoint_bytes, {**base, "ids": list(inline_seeds)}, "all")
         for c in map(CheckpointBytesRow._make, ckpt_rows):
-            checkpoint = cast(Checkpoint, codec.loads(c.type, c.checkpoint))
-            inline = checkpoint.get("channel_values") or {}
+            where = top.at(checkpoint_id=c.checkpoint_id)
+            checkpoint = cast(Checkpoint, codec.loads(c.type, c.checkpoint, where, budget))
+            inline = checkpoint.get("channel_values") if isinstance(checkpoint, dict) else None
+            if not isinstance(inline, dict):
+                raise refused(where, "the checkpoint holds no map of channel values")
             for channel in inline_seeds[c.checkpoint_id]:
                 if unescape_text(channel) in inline:
                     seeds[unescape_text(channel)] = inline[unescape_text(channel)]

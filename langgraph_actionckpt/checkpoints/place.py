@@ -60,7 +60,7 @@ class Place:
 
     def at(self, **changes: str | None) -> Place:
         """A copy with some attributes changed, e.g. ``place.at(column="blob")``."""
-        return replace(self, **changes)
+        return replace(self, **changes)  # type: ignore[arg-type]
 
     def describe(self) -> str:
         """A short human description, e.g. ``table s.blobs, thread id 't', ..., column blob``."""

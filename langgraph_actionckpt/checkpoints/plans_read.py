@@ -31,8 +31,10 @@ from langgraph_actionckpt.checkpoints.blobs import (
     stored_blob,
     write_from_ref,
 )
+from langgraph_actionckpt.checkpoints.budget import LoadBudget, load_errors, refused
 from langgraph_actionckpt.checkpoints.codec import Codec, json_text, thread_key
 from langgraph_actionckpt.checkpoints.compress import unpack_value
+from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.plans_write import INLINE_VERSION
 from langgraph_actionckpt.checkpoints.rows import (
     BlobChainRow,
@@ -95,6 +97,36 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
     raw = yield Op(queries.get_tuple(checkpoint_id is not None), params, "one", prepare=True)
     if raw is None:
         return None
+    budget = codec.budget()
+    place = row_place(queries, raw[0], raw[1], raw[2])
+    with load_errors(place, _during(raw[2], raw[0])):
+        return (yield from _get_tuple_values(queries, codec, params, raw, place, budget))
+
+
+def row_place(queries: Queries, thread_id: str, ns: str, checkpoint_id: str) -> Place:
+    """Where a checkpoint row's ``checkpoint`` column is stored (its values: ``.at(...)``)."""
+    return Place(queries.schema, "checkpoints", thread_id, ns, checkpoint_id, column="checkpoint")
+
+
+def _during(checkpoint_id: str, thread_id: str) -> str:
+    return f"checkpoint {checkpoint_id!r} of thread {thread_id!r}"
+
+
+def _blob_place(place: Place, channel: str, version: str | None) -> Place:
+    # a blob row belongs to no one checkpoint: its place names none
+    return place.at(
+        table="blobs", checkpoint_id=None, channel=channel, version=version, column="blob"
+    )
+
+
+def _get_tuple_values(
+    queries: Queries,
+    codec: Codec,
+    params: dict[str, Any],
+    raw: Sequence[Any],
+    place: Place,
+    budget: LoadBudget,
+) -> Plan[Loaded]:
     row, blobs = split_get_tuple_row(raw)
     values: dict[str, tuple[str, bytes | None]] = {}
     lists: dict[str, ListState] = {}
@@ -105,10 +137,11 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
         if snap is None:
             values[channel] = (blobs.b_type[i], blobs.b_blob[i])
             continue
-        snap_type, snap_blob = unpack_value(blobs.b_type[i], blobs.b_blob[i])
+        where = _blob_place(place, channel, versions.get(channel))
+        snap_type, snap_blob = unpack_value(blobs.b_type[i], blobs.b_blob[i], budget, where)
         d_body, t_len = blobs.d_body[i], blobs.t_len[i]
         # split_deltas gives None when a row that is not a delta lies in the range
-        deltas = None if d_body is None else split_deltas(d_body, blobs.d_layout[i])
+        deltas = None if d_body is None else split_deltas(d_body, blobs.d_layout[i], budget, where)
         joined = (
             join_snapshot(snap_type, snap_blob, blobs.b_len[i], deltas, blobs.d_items[i], t_len)
             if deltas is not None or d_body is None
@@ -132,18 +165,23 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
         per: dict[str, dict[str, StoredBlob]] = {}
         for b in map(BlobChainRow._make, chain_rows):
             per.setdefault(b.channel, {})[b.version] = stored_blob(
-                b.type, b.blob, b.base_version, b.item_count
-            )
+                b.type, b.blob, b.base_version, b.item_count, budget,
+                _blob_place(place, b.channel, b.version),
+            )  # fmt: skip
         for channel, version in forked.items():
             vtype, vdata, state = resolve_chain(per.get(channel, {}), version)
             values[channel] = (vtype, vdata)
             if state is not None:
                 lists[channel] = state
-    return Loaded(make_tuple(codec, row, values), lists)
+    return Loaded(make_tuple(codec, row, values, place, budget), lists)
 
 
 def make_tuple(
-    codec: Codec, row: CheckpointRow, stored: Mapping[str, tuple[str, Any]]
+    codec: Codec,
+    row: CheckpointRow,
+    stored: Mapping[str, tuple[str, Any]],
+    place: Place,
+    budget: LoadBudget,
 ) -> CheckpointTuple:
     """Build a :class:`CheckpointTuple` from a checkpoint row and its blob values.
 
@@ -152,11 +190,16 @@ def make_tuple(
         row: The checkpoint row, with its pending writes.
         stored: (type, bytes) per escaped blob channel; type ``"empty"`` for a
             channel with no value, :data:`DECODED` for an already decoded one.
+        place: Where the row's ``checkpoint`` column is stored (see :func:`row_place`).
+        budget: The load's decompression budget.
 
     Raises:
-        SerializationError: A channel the checkpoint references is not stored.
+        SerializationError: A channel the checkpoint references is not stored,
+            or a value cannot be loaded (the message names where it is stored).
     """
-    checkpoint = cast(Checkpoint, codec.loads(row.type, row.checkpoint))
+    checkpoint = cast(Checkpoint, codec.loads(row.type, row.checkpoint, place, budget))
+    if not isinstance(checkpoint, dict):
+        raise refused(place, f"the checkpoint is a {type(checkpoint).__name__}, not a map")
     values = dict(checkpoint.get("channel_values") or {})
     for channel, version in zip(row.channels or (), row.versions or (), strict=True):
         if version == INLINE_VERSION:
@@ -170,20 +213,21 @@ def make_tuple(
         if item[0] == "empty":
             continue
         values[unescape_text(channel)] = (
-            item[1] if item[0] == DECODED else codec.loads(item[0], item[1])
+            item[1]
+            if item[0] == DECODED
+            else codec.loads(item[0], item[1], _blob_place(place, channel, version), budget)
         )
     checkpoint["channel_values"] = values
     # the w_* arrays are all NULL (no writes) or all of one length
     w_channel, w_type, w_blob = row.w_channel or (), row.w_type or (), row.w_blob or ()
     w_rtype, w_rcount = row.w_rtype or (), row.w_rcount or ()
-    pending: list[PendingWrite] = [
-        (
-            unescape_text(task),
-            unescape_text(w_channel[i]),
-            codec.loads(*write_from_ref(w_type[i], w_blob[i], w_rtype[i], w_rcount[i])),
+    pending: list[PendingWrite] = []
+    for i, task in enumerate(row.w_task or ()):
+        where = place.at(table="writes", task_id=task, channel=w_channel[i], column="blobs")
+        data = write_from_ref(w_type[i], w_blob[i], w_rtype[i], w_rcount[i], budget, where)
+        pending.append(
+            (unescape_text(task), unescape_text(w_channel[i]), codec.loads(*data, where, budget))
         )
-        for i, task in enumerate(row.w_task or ())
-    ]
     thread_id, ns = unescape_text(row.thread_id), unescape_text(row.checkpoint_ns)
     parent_id = row.parent_checkpoint_id
     return CheckpointTuple(
@@ -309,6 +353,7 @@ def plan_list_page(
     raw = yield Op(query, params, "all", prepare=True)
     if not raw:
         return [], None
+    budget = codec.budget()
     rows = [CheckpointRow._make(r) for r in raw]
     targets: set[tuple[str, str, str, str]] = set()
     for r in rows:
@@ -324,32 +369,52 @@ def plan_list_page(
             "all",
         )
         for b in map(BlobChainRow._make, blob_rows):
-            blobs.setdefault((b.thread_id, b.checkpoint_ns), {}).setdefault(b.channel, {})[
-                b.version
-            ] = stored_blob(b.type, b.blob, b.base_version, b.item_count)
+            where = Place(
+                queries.schema, "blobs", b.thread_id, b.checkpoint_ns, channel=b.channel,
+                version=b.version, column="blob",
+            )  # fmt: skip
+            with load_errors(where):
+                blobs.setdefault((b.thread_id, b.checkpoint_ns), {}).setdefault(b.channel, {})[
+                    b.version
+                ] = stored_blob(b.type, b.blob, b.base_version, b.item_count, budget, where)
     resolvers = {key: ChainResolver(per) for key, per in blobs.items()}
     tuples = []
     for r in rows:
-        resolver = resolvers.get((r.thread_id, r.checkpoint_ns))
-        stored = {
-            ch: _list_value(codec, resolver, ch, ver) if resolver else _missing(ch, ver)
-            for ch, ver in zip(r.channels or (), r.versions or (), strict=True)
-            if ver != INLINE_VERSION
-        }
-        tuples.append(make_tuple(codec, r, stored))
+        place = row_place(queries, r.thread_id, r.checkpoint_ns, r.checkpoint_id)
+        with load_errors(place, _during(r.checkpoint_id, r.thread_id)):
+            resolver = resolvers.get((r.thread_id, r.checkpoint_ns))
+            stored = {
+                ch: (
+                    _list_value(codec, resolver, ch, ver, _blob_place(place, ch, ver), budget)
+                    if resolver
+                    else _missing(ch, ver)
+                )
+                for ch, ver in zip(r.channels or (), r.versions or (), strict=True)
+                if ver != INLINE_VERSION
+            }
+            tuples.append(make_tuple(codec, r, stored, place, budget))
     last = rows[-1]
     cursor = (last.checkpoint_id, last.thread_id, last.checkpoint_ns)
     return tuples, cursor if len(rows) == page else None
 
 
 def _list_value(
-    codec: Codec, resolver: ChainResolver, channel: str, version: str
+    codec: Codec,
+    resolver: ChainResolver,
+    channel: str,
+    version: str,
+    place: Place,
+    budget: LoadBudget,
 ) -> tuple[str, Any]:
-    vtype, _ = resolver.resolve(channel, version)
-    if vtype == "empty":
-        return ("empty", None)
-    # decoded through the resolver: consecutive checkpoints share list prefixes
-    return (DECODED, resolver.value(channel, version, codec.loads))
+    with load_errors(place):
+        vtype, _ = resolver.resolve(channel, version)
+        if vtype == "empty":
+            return ("empty", None)
+        # decoded through the resolver: consecutive checkpoints share list prefixes
+        return (
+            DECODED,
+            resolver.value(channel, version, lambda t, d: codec.loads(t, d, place, budget)),
+        )
 
 
 def _missing(channel: str, version: str) -> tuple[str, bytes | None]:

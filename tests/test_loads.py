@@ -267,3 +267,29 @@ async def test_a_refused_held_write_fails_only_its_thread(
     assert fetch(
         dsn, f'SELECT count(*) FROM "{schema}".writes WHERE thread_id = %s', (poison,)
     ) == [(0,)]
+
+
+@pytest.mark.parametrize("world", ["sync", "async"])
+async def test_a_refused_action_row_does_not_block_the_others(
+    dsn: str, schema: str, world: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(LIMITS, "action id", 1 << 20)  # let the bad id reach the server
+    bad = ActionRecord(thread_id="bad", action_id=os.urandom(6000).hex(), action_type="function")
+    good = ActionRecord(thread_id="good", action_id="a1", action_type="function")
+    if world == "sync":
+        with _sync(dsn, schema) as saver:
+            saver.writer.enqueue(bad)
+            saver.writer.enqueue(good)
+            saver.writer.flush()  # one statement fails; row by row, the good one is stored
+            assert [r.action_id for r in saver.list_actions("good")] == ["a1"]
+            assert saver.writer.depth == 0
+    else:
+        async with _async(dsn, schema) as asaver:
+            asaver.writer.enqueue(bad)
+            asaver.writer.enqueue(good)
+            await asaver.writer.aflush()
+            assert [r.action_id for r in await asaver.alist_actions("good")] == ["a1"]
+            assert asaver.writer.depth == 0
+    assert fetch(
+        dsn, f'SELECT count(*) FROM "{schema}".actions WHERE thread_id = %s', ("bad",)
+    ) == [(0,)]

@@ -293,3 +293,21 @@ async def test_a_refused_action_row_does_not_block_the_others(
     assert fetch(
         dsn, f'SELECT count(*) FROM "{schema}".actions WHERE thread_id = %s', ("bad",)
     ) == [(0,)]
+
+
+def test_a_corrupt_action_row_names_its_place(dsn: str, schema: str) -> None:
+    with _sync(dsn, schema) as saver:
+        saver.record_actions(
+            [ActionRecord(thread_id="t", action_id="a1", action_type="function", input={"x": 1})]
+        )
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(
+                f'UPDATE "{schema}".actions SET input = %s::jsonb WHERE thread_id = %s',
+                ('{"__ack__": "bytes", "v": 5}', "t"),
+            )
+        for load in (lambda: saver.list_actions("t"), lambda: saver.get_action("t", "a1")):
+            with pytest.raises(SerializationError) as caught:
+                load()
+            text = str(caught.value)
+            assert f"table {schema}.actions, thread id 't', action id 'a1', column input" in text
+            assert "untrusted" in text

@@ -18,7 +18,7 @@ from psycopg import sql
 from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
-from langgraph_actionckpt.errors import ConfigurationError
+from langgraph_actionckpt.errors import ConfigurationError, SerializationError
 
 ACTION_TYPES = (
     "node",
@@ -212,12 +212,28 @@ def _update_expr(column: str) -> sql.Composable:
     return sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=c)
 
 
-def row_from_db(row: Sequence[Any]) -> ActionRecord:
-    """Build a record from a ``SELECT <COLUMNS>`` row."""
+def row_from_db(row: Sequence[Any], schema: str | None = None) -> ActionRecord:
+    """Build a record from a ``SELECT <COLUMNS>`` row.
+
+    Args:
+        row: The row.
+        schema: The saver's schema, named by errors.
+
+    Raises:
+        SerializationError: A stored JSON value cannot be decoded; the message
+            names the row and column and says the data was refused as untrusted.
+    """
     values = dict(zip(COLUMNS, row, strict=True))
     for name, value in values.items():
         if name in _JSON_FIELDS:
-            values[name] = _encoding.from_jsonable(value)
+            try:
+                values[name] = _encoding.from_jsonable(value)
+            except Exception as exc:  # corrupt tags make the decoder raise anything
+                raise SerializationError(
+                    f"stored data refused as untrusted at table {schema or '?'}.actions, "
+                    f"thread id {values['thread_id']!r}, action id {values['action_id']!r}, "
+                    f"column {name}: {type(exc).__name__}: {exc}"
+                ) from exc
         elif isinstance(value, str):
             values[name] = _encoding.unescape_text(value)
     if values["lc_run_id"] is not None:
@@ -521,7 +537,7 @@ def plan_list(
         params["since_idx"] = since
     order = "step_index DESC" if newest_first else "step_index"
     rows = yield Op(q.select(conds, order), params, "all")
-    return [row_from_db(r) for r in rows]
+    return [row_from_db(r, q.schema) for r in rows]
 
 
 def plan_get(q: ActionQueries, thread_id: str, action_id: str) -> Plan[ActionRecord | None]:
@@ -529,7 +545,7 @@ def plan_get(q: ActionQueries, thread_id: str, action_id: str) -> Plan[ActionRec
     row = yield Op(
         q.get, (_encoding.escape_text(thread_id), _encoding.escape_text(action_id)), "one"
     )
-    return None if row is None else row_from_db(row)
+    return None if row is None else row_from_db(row, q.schema)
 
 
 def records_to_jsonl(records: Sequence[ActionRecord]) -> str:

@@ -39,6 +39,10 @@ ListKey = tuple[str, str, str]
 
 
 _MSGPACK_TYPES = frozenset(("msgpack", ESCAPED_TYPE))
+_STRICT_SERDES = (
+    ActionSerializer,
+    JsonPlusSerializer,
+)  # exactly these: a subclass may load otherwise
 _END_VALUE = b"actionckpt:end"
 _END = b"\xc4" + bytes([len(_END_VALUE)]) + _END_VALUE  # msgpack bin 8
 """Appended to a msgpack value as the second item of a pair: see ``Codec.loads``."""
@@ -106,7 +110,7 @@ class Codec:
         with load_errors(place):
             type_, data = unpack_value(type_, data, budget, place)
             payload = data if data is not None else b""
-            if type_ in _MSGPACK_TYPES and isinstance(self.serde, JsonPlusSerializer):
+            if type_ in _MSGPACK_TYPES and type(self.serde) in _STRICT_SERDES:
                 # ormsgpack ignores bytes after the first object: a marker after the
                 # value proves it ended where the stored bytes end
                 pair = self.serde.loads_typed((type_, b"\x92" + payload + _END))

@@ -137,8 +137,10 @@ def _get_tuple_values(
         if snap is None:
             values[channel] = (blobs.b_type[i], blobs.b_blob[i])
             continue
-        where = _blob_place(place, channel, versions.get(channel))
-        snap_type, snap_blob = unpack_value(blobs.b_type[i], blobs.b_blob[i], budget, where)
+        snap_type, snap_blob = unpack_value(
+            blobs.b_type[i], blobs.b_blob[i], budget, _blob_place(place, channel, snap)
+        )
+        where = _blob_place(place, channel, versions.get(channel))  # the deltas up to it
         d_body, t_len = blobs.d_body[i], blobs.t_len[i]
         # split_deltas gives None when a row that is not a delta lies in the range
         deltas = None if d_body is None else split_deltas(d_body, blobs.d_layout[i], budget, where)

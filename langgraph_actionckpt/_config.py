@@ -24,11 +24,58 @@ if TYPE_CHECKING:  # type only: the policy lives with the blobs it shapes
     from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
     from langgraph_actionckpt.crypto import KeyRing
 
-__all__ = ["DEFAULT_SCHEMA", "LEASE_MODES", "SaverOptions", "validate_schema"]
+__all__ = [
+    "DEFAULT_SCHEMA",
+    "LEASE_MODES",
+    "LIMITS",
+    "SaverOptions",
+    "check_length",
+    "validate_schema",
+]
 
 DEFAULT_SCHEMA = "actionckpt"
 LEASE_MODES = ("wait", "error", "off")
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+LIMITS: dict[str, int] = {
+    "thread id": 1024,
+    "checkpoint namespace": 1024,
+    "checkpoint id": 128,
+    "task id": 256,
+    "channel name": 256,
+    "action id": 512,
+    "action name": 1024,
+    "run id": 256,
+}
+"""Longest identifiers and names accepted, in UTF-8 bytes of their stored form.
+
+Every key of an index must fit one B-tree entry (about 2.7 KB with 8 KB pages):
+the longest key, a pending write's (thread id, namespace, checkpoint id, task
+id), stays under it at these limits. Checked before any SQL (:func:`check_length`).
+A string holding NUL or a lone surrogate is stored escaped and counts escaped.
+"""
+
+
+def check_length(what: str, value: str) -> None:
+    """Refuse ``value`` when its stored form is longer than ``LIMITS[what]`` bytes.
+
+    Args:
+        what: A key of :data:`LIMITS` (``"thread id"``, ``"channel name"``...).
+        value: The (escaped) string as it would be stored.
+
+    Raises:
+        ConfigurationError: It is too long; the message gives its size and the limit.
+    """
+    limit = LIMITS[what]
+    if len(value) * 4 <= limit:  # no UTF-8 string of this length can exceed it
+        return
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise ConfigurationError(
+            f"{what} of {size} bytes is longer than the limit of {limit} bytes "
+            f"(starts {value[:40]!r}); see LIMITS in the README"
+        )
 
 
 def validate_schema(schema: str) -> str:
@@ -89,6 +136,12 @@ class SaverOptions:
             channel values, list deltas, pending writes and action inputs,
             outputs and errors are stored encrypted (AES-256-GCM, bound to their
             row); ``None`` stores them in plain text. See the README, "Encryption".
+        max_load_bytes: The decompression budget of one load (``get_tuple``,
+            one page of ``list``): the bytes all its compressed values may
+            expand to together. A load that would pass it is refused with a
+            :class:`~langgraph_actionckpt.SerializationError` naming the thread
+            and checkpoint (stored bytes are untrusted: a small row may declare
+            gigabytes).
     """
 
     schema: str = DEFAULT_SCHEMA
@@ -109,11 +162,14 @@ class SaverOptions:
     writer_interval: float = 0.05
     group_commit: bool = True
     encryption: KeyRing | None = None
+    max_load_bytes: int = 512 * 1024 * 1024
 
     def __post_init__(self) -> None:
         validate_schema(self.schema)
         if self.lease not in LEASE_MODES:
             raise ConfigurationError(f"lease must be 'wait', 'error' or 'off', got {self.lease!r}")
+        if self.max_load_bytes < 1:
+            raise ConfigurationError(f"max_load_bytes must be >= 1, got {self.max_load_bytes!r}")
         for name in ("compress_min", "delta_cache_bytes"):
             if getattr(self, name) < 0:
                 raise ConfigurationError(f"{name} must be >= 0, got {getattr(self, name)!r}")

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
+from functools import partial
 from typing import Any, Self
 
 import psycopg
@@ -43,13 +44,24 @@ from langgraph_actionckpt._saver_base import (
     install_hooks,
     pool_options,
 )
-from langgraph_actionckpt.actions.records import ActionRecord, plan_upsert, records_to_jsonl
+from langgraph_actionckpt.actions.records import (
+    ActionRecord,
+    check_record,
+    plan_upsert,
+    records_to_jsonl,
+)
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
 from langgraph_actionckpt.checkpoints.fork import new_fork_id
 from langgraph_actionckpt.crypto import KeyRing
-from langgraph_actionckpt.db.driver import PlanFactory, SyncDriver, T, configure_connection
+from langgraph_actionckpt.db.driver import (
+    PlanFactory,
+    SyncDriver,
+    T,
+    configure_connection,
+    is_data_error,
+)
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError
 
@@ -93,6 +105,7 @@ class SyncSaverBase(SaverCore):
         writer_interval: float = _D.writer_interval,
         group_commit: bool = _D.group_commit,
         encryption: KeyRing | None = _D.encryption,
+        max_load_bytes: int = _D.max_load_bytes,
         _reconnect: Any = None,
     ) -> None:
         # every keyword above but conn, options and _reconnect is a SaverOptions field
@@ -191,7 +204,40 @@ class SyncSaverBase(SaverCore):
                 saver.close()
 
     def _run(self, factory: PlanFactory[T]) -> T:
+        """Run a plan; when the database refused held writes it stored, isolate them.
+
+        Plans store every thread's held writes in one statement before they
+        read (and flushes do). One thread's write the database refuses (a key
+        over the index limit, a malformed value) would fail them all, every time:
+        they are then stored thread by thread, the refused ones dropped (their
+        thread's next call raises why, see ``_refuse_held``) and the plan is run
+        again.
+        """
+        try:
+            return self.driver.run(factory)
+        except Exception as exc:
+            if not (self._pending and is_data_error(exc)):
+                raise
+            if not self._aisolate_held():
+                raise  # no held write was the cause
         return self.driver.run(factory)
+
+    def _aisolate_held(self) -> bool:
+        """Store held writes one thread at a time; drop the threads' the database refuses.
+
+        Returns:
+            Whether some thread's held writes were refused.
+        """
+        refused = False
+        for thread_id in self._pending.threads():
+            try:
+                self.driver.run(partial(self._plan_flush_pending, thread_id))
+            except Exception as exc:
+                if not is_data_error(exc):
+                    raise
+                self._refuse_held(thread_id, exc)
+                refused = True
+        return refused
 
     # ------------------------------------------------------------------ API
 
@@ -230,10 +276,15 @@ class SyncSaverBase(SaverCore):
     ) -> RunnableConfig:
         """Store a checkpoint and the channel values that changed (one statement)."""
         run = self.driver.run_write
-        if isinstance(self.metrics, NullMetrics):
-            return run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
-        t0 = time.perf_counter()
-        out = run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        try:
+            if isinstance(self.metrics, NullMetrics):
+                return run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+            t0 = time.perf_counter()
+            out = run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        except Exception as exc:
+            if is_data_error(exc):
+                raise self._write_refused(config, "checkpoint", exc) from exc
+            raise
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
@@ -251,7 +302,13 @@ class SyncSaverBase(SaverCore):
         """
         call = self._prepare_writes(config, writes, task_id, task_path)
         if call is not None:
-            self._run(lambda: self._plan_write_call(call))
+            try:
+                self._run(lambda: self._plan_write_call(call))
+            except Exception as exc:
+                if is_data_error(exc):
+                    size = sum(len(row.blob) for row in call.rows)
+                    raise self._write_refused(config, f"writes ({size} bytes)", exc) from exc
+                raise
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""
@@ -361,7 +418,14 @@ class SyncActionLogIO(SyncSaverBase):
         return records_to_jsonl(self.list_actions(thread_id, run_id=run_id))
 
     def record_actions(self, records: Sequence[ActionRecord]) -> None:
-        """Write action records now, in one statement (used by the recorder)."""
+        """Write action records now, in one statement (used by the recorder).
+
+        Raises:
+            ConfigurationError: A record's id or name is longer than its limit
+                (``LIMITS``); nothing is written.
+        """
+        for record in records:
+            check_record(record)
         t0 = time.perf_counter()
         self._run(lambda: plan_upsert(self.action_queries, records))
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)

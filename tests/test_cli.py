@@ -17,6 +17,7 @@ from langgraph.graph import END, START, StateGraph
 from typer.testing import CliRunner
 
 from langgraph_actionckpt import ActionSaver
+from langgraph_actionckpt._config import LIMITS
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.ops.archiving import thread_file_name
 from langgraph_actionckpt.ops.cli import app, parse_duration
@@ -530,7 +531,8 @@ def test_step_is_the_langgraph_step_of_the_thread(
 
 def test_archive_any_thread_id(saver: ActionSaver, dsn: str, schema: str, tmp_path: Path) -> None:
     old = dt.datetime.now(dt.UTC) - OLD
-    ids = ["z" * 10_000, "../../etc/passwd", "..", "ключ/日本語"]
+    # the longest id the saver accepts (1 KB; a file name holds 255 bytes)
+    ids = ["z" * LIMITS["thread id"], "../../etc/passwd", "..", "ключ/日本語"]
     saver.record_actions(
         [
             ActionRecord(t, "a", "tool_call", status="completed", started_at=old, completed_at=old)

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from langgraph_actionckpt import ActionSaver
+from langgraph_actionckpt._config import LIMITS
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.ops.archiving import archive, import_archive, thread_file_name
@@ -235,9 +236,9 @@ def test_thread_file_name() -> None:
 
 
 def test_archive_and_import_hostile_thread_ids(saver: ActionSaver, tmp_path: Path) -> None:
-    """A 10 KB id, ids with '/', '..' and unicode: archived, then imported back identically."""
+    """The longest id accepted (1 KB), ids with '/', '..' and unicode: archived, imported back."""
     old = dt.datetime.now(dt.UTC) - OLD
-    ids = ["k" * 10_000, "a/b/../c", "..", "ключ/日本語 ✓"]
+    ids = ["k" * LIMITS["thread id"], "a/b/../c", "..", "ключ/日本語 ✓"]
     saver.record_actions(
         [
             ActionRecord(

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
 
+from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.errors import ConfigurationError, SerializationError
 
 if TYPE_CHECKING:
     from langgraph_actionckpt.crypto import KeyRing
@@ -224,13 +226,32 @@ def _update_expr(column: str) -> sql.Composable:
 
 
 def row_from_db(row: Sequence[Any], q: ActionQueries | None = None) -> ActionRecord:
-    """Build a record from a ``SELECT <COLUMNS>`` row (``q``: its schema and key ring)."""
+    """Build a record from a ``SELECT <COLUMNS>`` row.
+
+    Args:
+        row: The row.
+        q: The statements of its schema: the schema, named by errors, and the
+            key ring that opens sealed columns.
+
+    Raises:
+        SerializationError: A stored JSON value cannot be decoded (or opened);
+            the message names the row and column and says the data was refused
+            as untrusted.
+    """
+    schema = q.schema if q is not None else None
     values = dict(zip(COLUMNS, row, strict=True))
     if q is not None and q.keyring is not None:
         open_columns(q.keyring, q.schema, values)
     for name, value in values.items():
         if name in _JSON_FIELDS:
-            values[name] = _encoding.from_jsonable(value)
+            try:
+                values[name] = _encoding.from_jsonable(value)
+            except Exception as exc:  # corrupt tags make the decoder raise anything
+                raise SerializationError(
+                    f"stored data refused as untrusted at table {schema or '?'}.actions, "
+                    f"thread id {values['thread_id']!r}, action id {values['action_id']!r}, "
+                    f"column {name}: {type(exc).__name__}: {exc}"
+                ) from exc
         elif isinstance(value, str):
             values[name] = _encoding.unescape_text(value)
     if values["lc_run_id"] is not None:
@@ -420,6 +441,39 @@ class ActionQueries:
             RETURNING action_id
             """
         )
+
+
+_LIMITED = (
+    ("thread_id", "thread id"),
+    ("checkpoint_ns", "checkpoint namespace"),
+    ("checkpoint_id", "checkpoint id"),
+    ("action_id", "action id"),
+    ("task_id", "task id"),
+    ("run_id", "run id"),
+    ("name", "action name"),
+    ("node", "action name"),
+)
+
+
+def check_record(record: ActionRecord) -> ActionRecord:
+    """Refuse a record whose ids or names pass their limits (``_config.LIMITS``), before any SQL.
+
+    A too long key would fail the whole batch of rows it is written with.
+
+    Raises:
+        ConfigurationError: One is too long; the message names it and its size.
+    """
+    for attr, what in _LIMITED:
+        value = getattr(record, attr)
+        if value is not None:
+            try:
+                check_length(what, _encoding.escape_text(str(value)))
+            except ConfigurationError as exc:
+                raise ConfigurationError(
+                    f"action {str(record.action_id)[:40]!r} of thread "
+                    f"{str(record.thread_id)[:40]!r}: {exc}"
+                ) from None
+    return record
 
 
 def _text(value: str | None) -> str | None:

@@ -26,7 +26,7 @@ from langgraph_actionckpt.actions._acompat import (
     AsyncBatchWrite,
     AsyncTick,
 )
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.records import ActionRecord, check_record
 from langgraph_actionckpt.actions.row_queue import merge_records
 from langgraph_actionckpt.actions.writer_async import AsyncWriterCore
 from langgraph_actionckpt.actions.writer_sync import SyncWriterCore
@@ -49,7 +49,7 @@ class SyncActionWriter(SyncWriterCore):
 
     def enqueue(self, record: ActionRecord) -> None:
         """Queue a row (never blocks on I/O)."""
-        self._queue.append(record)
+        self._queue.append(check_record(record))
         if self._thread is None:
             self.start()
         if len(self._queue) >= self.batch_size:
@@ -122,7 +122,7 @@ class AsyncActionWriter(AsyncWriterCore):
 
     def enqueue(self, record: ActionRecord) -> None:
         """Queue a row (never blocks)."""
-        self._queue.append(record)
+        self._queue.append(check_record(record))
         if self._task is None or len(self._queue) >= self.batch_size:
             if self._on_loop():
                 self._kick()

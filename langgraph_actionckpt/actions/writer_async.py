@@ -23,8 +23,10 @@ from langgraph_actionckpt.actions._acompat import (
     AsyncLock,
     AsyncTick,
 )
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.records import ActionRecord, check_record
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
+from langgraph_actionckpt.db.driver import is_data_error
+from langgraph_actionckpt.errors import SerializationError
 
 __all__ = ["AsyncWriterCore"]
 
@@ -55,17 +57,55 @@ class AsyncWriterCore(RowQueue):
 
     async def awrite_now(self, record: ActionRecord | None = None) -> None:
         """Write the queue and ``record`` durably before returning."""
+        if record is not None:
+            check_record(record)  # a too long id must not fail the queued rows with it
         async with self._lock:
             rows = self._take(record)
             if not rows:
                 return
+            merged = merge_records(rows)
             try:
-                await self._write(merge_records(rows))
+                await self._write(merged)
+            except Exception as exc:
+                if not is_data_error(exc):
+                    self._give_back(rows, record)
+                    raise
+                await self._write_each(merged, record)
             except BaseException:
                 self._give_back(rows, record)
                 raise
             finally:
                 self._report_depth()
+
+    async def _write_each(self, rows: list[ActionRecord], record: ActionRecord | None) -> None:
+        """After a data error in a batch: write its rows one by one, dropping the refused ones.
+
+        One row the database refuses (a value over a size limit) must not keep
+        every other thread's rows queued forever. A refused row is logged and
+        dropped; when it is ``record`` (the caller's), the caller gets the error.
+        """
+        mine: Exception | None = None
+        for i, row in enumerate(rows):
+            try:
+                await self._write([row])
+            except Exception as exc:
+                if not is_data_error(exc):
+                    self._queue.extendleft(reversed([r for r in rows[i:] if r is not record]))
+                    raise
+                logger.error(
+                    "action %r of thread %r was refused by the database and dropped: %s",
+                    row.action_id[:80], row.thread_id[:80], exc,
+                )  # fmt: skip
+                if record is not None and (row.thread_id, row.action_id) == (
+                    record.thread_id,
+                    record.action_id,
+                ):
+                    mine = exc
+        if mine is not None and record is not None:
+            raise SerializationError(
+                f"action {record.action_id[:80]!r} of thread {record.thread_id[:80]!r} "
+                f"could not be stored: {mine}"
+            ) from mine
 
     async def aflush(self) -> None:
         """Write everything queued now."""

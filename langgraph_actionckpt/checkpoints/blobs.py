@@ -28,7 +28,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from langgraph_actionckpt.checkpoints.budget import LoadBudget
 from langgraph_actionckpt.checkpoints.compress import is_compressed, unpack_value
+from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.errors import SerializationError
 
 DELTA_TYPE = "delta"
@@ -233,13 +235,22 @@ def write_refers_to(type_: str, data: bytes, delta: bytes, count: int) -> bool:
 
 
 def write_from_ref(
-    write_type: str, blob: bytes | None, ref_type: str | None, ref_count: int | None
+    write_type: str,
+    blob: bytes | None,
+    ref_type: str | None,
+    ref_count: int | None,
+    budget: LoadBudget | None = None,
+    place: Place | None = None,
 ) -> tuple[str, bytes | None]:
-    """The serializer type and bytes of a stored write, following a reference."""
+    """The serializer type and bytes of a stored write, following a reference.
+
+    ``budget`` and ``place``: the load's decompression budget, and where the
+    write is stored (for errors), as for :func:`~.compress.unpack_value`.
+    """
     if write_type != WRITE_REF_TYPE:
         return write_type, blob
     if ref_type is not None:
-        ref_type, blob = unpack_value(ref_type, blob)
+        ref_type, blob = unpack_value(ref_type, blob, budget, place)
     if ref_type != DELTA_TYPE or blob is None or ref_count is None:
         raise SerializationError("a pending write refers to a list delta that is not stored")
     return "msgpack", make_header(ref_count) + blob
@@ -254,9 +265,19 @@ class StoredBlob(NamedTuple):
     item_count: int | None
 
 
-def stored_blob(type_: str, blob: bytes | None, base: str | None, count: int | None) -> StoredBlob:
-    """A blob row as read back, decompressed when it was stored compressed."""
-    type_, blob = unpack_value(type_, blob)
+def stored_blob(
+    type_: str,
+    blob: bytes | None,
+    base: str | None,
+    count: int | None,
+    budget: LoadBudget | None = None,
+    place: Place | None = None,
+) -> StoredBlob:
+    """A blob row as read back, decompressed when it was stored compressed.
+
+    ``budget`` and ``place`` as for :func:`~.compress.unpack_value`.
+    """
+    type_, blob = unpack_value(type_, blob, budget, place)
     return StoredBlob(type_, blob, base, count)
 
 
@@ -264,6 +285,8 @@ def split_deltas(
     body: bytes,
     layout: str | None,
     open_row: Callable[[str, str, bytes], tuple[str, bytes | None]] | None = None,
+    budget: LoadBudget | None = None,
+    place: Place | None = None,
 ) -> bytes | None:
     """The raw concatenation of a chain's deltas from the server's concatenation.
 
@@ -273,6 +296,8 @@ def split_deltas(
             ``len:version:type`` per row, comma-separated.
         open_row: Decrypts and decompresses one row: (stored type, version,
             bytes) -> (type, bytes); None when encryption is off.
+        budget: The load's decompression budget.
+        place: Where the channel's value is stored, for errors.
 
     Returns:
         The bytes, or None when a row that is not a delta lies in the range (a
@@ -296,7 +321,7 @@ def split_deltas(
             elif not is_compressed(type_):
                 return None
             else:
-                inner, raw = unpack_value(type_, chunk)
+                inner, raw = unpack_value(type_, chunk, budget, place)
             if inner != DELTA_TYPE or raw is None:
                 return None
             chunk = raw

@@ -16,6 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
+from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.checkpoints.blobs import (
     DELTA_TYPE,
     VERSION_LEN,
@@ -23,9 +24,19 @@ from langgraph_actionckpt.checkpoints.blobs import (
     DeltaPolicy,
     ListState,
 )
+from langgraph_actionckpt.checkpoints.budget import (
+    DEFAULT_MAX_LOAD_BYTES,
+    LoadBudget,
+    load_errors,
+    refused,
+)
 from langgraph_actionckpt.checkpoints.compress import pack_value, unpack_value
 from langgraph_actionckpt.checkpoints.place import Place
-from langgraph_actionckpt.checkpoints.serde import ActionSerializer, has_surrogates
+from langgraph_actionckpt.checkpoints.serde import (
+    ESCAPED_TYPE,
+    ActionSerializer,
+    has_surrogates,
+)
 from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
 from langgraph_actionckpt.crypto import plaintext_message
 from langgraph_actionckpt.db.encoding import dumps, escape_text
@@ -36,6 +47,16 @@ if TYPE_CHECKING:
 
 ListKey = tuple[str, str, str]
 """(thread_id, checkpoint_ns, channel), escaped: where a list state is cached."""
+
+
+_MSGPACK_TYPES = frozenset(("msgpack", ESCAPED_TYPE))
+_STRICT_SERDES = (
+    ActionSerializer,
+    JsonPlusSerializer,
+)  # exactly these: a subclass may load otherwise
+_END_VALUE = b"actionckpt:end"
+_END = b"\xc4" + bytes([len(_END_VALUE)]) + _END_VALUE  # msgpack bin 8
+"""Appended to a msgpack value as the second item of a pair: see ``Codec.loads``."""
 
 
 def json_text(value: Any) -> str:
@@ -58,6 +79,7 @@ class Codec:
         last_list: The latest cached :class:`ListState` of a list channel, or None.
         schema: The saver's schema (the first part of every value's :class:`Place`).
         keyring: Encrypt stored values with it (``None``: stored in plain text).
+        max_load_bytes: The decompression budget of one load (see :meth:`budget`).
     """
 
     serde: SerializerProtocol
@@ -66,6 +88,7 @@ class Codec:
     last_list: Callable[[ListKey], ListState | None] = _no_list_state
     schema: str = ""
     keyring: KeyRing | None = None
+    max_load_bytes: int = DEFAULT_MAX_LOAD_BYTES
 
     def dumps(self, value: Any, what: str) -> tuple[str, bytes]:
         """Serialize ``value``; errors name ``what`` was being stored."""
@@ -76,20 +99,47 @@ class Codec:
                 f"cannot serialize {what} ({type(value).__name__}): {exc}"
             ) from exc
 
-    def loads(self, type_: str, data: bytes | None, place: Place | None = None) -> Any:
+    def budget(self) -> LoadBudget:
+        """A fresh decompression budget for one load (``max_load_bytes``)."""
+        return LoadBudget(self.max_load_bytes)
+
+    def loads(
+        self,
+        type_: str,
+        data: bytes | None,
+        place: Place | None = None,
+        budget: LoadBudget | None = None,
+        *,
+        opened: bool = False,
+    ) -> Any:
         """Decrypt, decompress and deserialize one stored value.
 
         Args:
             type_: The stored type.
-            data: The stored bytes.
-            place: Where the value was read (:meth:`place`, needed to decrypt
-                it); None without encryption or for a value already opened.
+            data: The stored bytes (untrusted).
+            place: Where the value is stored: errors name it, and an encrypted
+                value is bound to it.
+            budget: The load's decompression budget (one per ``get_tuple``, ``list`` page).
+            opened: The value was decrypted and decompressed already (:meth:`open`).
+
+        Raises:
+            SerializationError: The value cannot be loaded; the message names
+                ``place`` and says the data was refused as untrusted
+                (:class:`~langgraph_actionckpt.errors.DecryptionError` when it
+                does not decrypt there).
         """
-        if place is not None or type_.startswith(SEALED):
-            type_, data = self.open(type_, data, place)
-        else:  # opened already, or plain text with encryption off
-            type_, data = unpack_value(type_, data)
-        return self.serde.loads_typed((type_, data if data is not None else b""))
+        with load_errors(place):
+            if not opened:
+                type_, data = self.open(type_, data, place, budget)
+            payload = data if data is not None else b""
+            if type_ in _MSGPACK_TYPES and type(self.serde) in _STRICT_SERDES:
+                # ormsgpack ignores bytes after the first object: a marker after the
+                # value proves it ended where the stored bytes end
+                pair = self.serde.loads_typed((type_, b"\x92" + payload + _END))
+                if type(pair) is not list or len(pair) != 2 or pair[1] != _END_VALUE:
+                    raise refused(place, f"stored {type_!r} value does not end where its bytes do")
+                return pair[0]
+            return self.serde.loads_typed((type_, payload))
 
     # ---------------------------------------------------------------- encryption
 
@@ -109,7 +159,9 @@ class Codec:
             return type_, data
         return SEALED + type_, ring.seal(data, _aad(place, type_))
 
-    def open(self, type_: str, data: bytes | None, place: Place | None) -> tuple[str, bytes | None]:
+    def open(
+        self, type_: str, data: bytes | None, place: Place | None, budget: LoadBudget | None = None
+    ) -> tuple[str, bytes | None]:
         """Undo :meth:`seal` and compression: the serializer type and bytes.
 
         Raises:
@@ -119,11 +171,11 @@ class Codec:
         """
         ring = self.keyring
         if type_.startswith(SEALED):
-            return unpack_value(*self.unseal(type_, data or b"", place))
+            return unpack_value(*self.unseal(type_, data or b"", place), budget, place)
         if ring is not None and data is not None and not ring.allow_plaintext:
             where = _where(place)
             raise DecryptionError(plaintext_message(where), where)
-        return unpack_value(type_, data)
+        return unpack_value(type_, data, budget, place)
 
     def unseal(self, type_: str, data: bytes, place: Place | None) -> tuple[str, bytes]:
         """Undo :meth:`seal` only (a plain-text value passes): the packed type and bytes."""
@@ -218,6 +270,14 @@ def _aad(place: Place, type_: str) -> bytes:
 
 
 def thread_key(config: RunnableConfig) -> tuple[str, str]:
-    """(thread_id, checkpoint_ns) of a config, escaped as stored."""
+    """(thread_id, checkpoint_ns) of a config, escaped as stored.
+
+    Raises:
+        ConfigurationError: One is longer than its limit (``_config.LIMITS``).
+    """
     conf = config["configurable"]
-    return escape_text(str(conf["thread_id"])), escape_text(conf.get("checkpoint_ns", "") or "")
+    thread_id = escape_text(str(conf["thread_id"]))
+    ns = escape_text(conf.get("checkpoint_ns", "") or "")
+    check_length("thread id", thread_id)
+    check_length("checkpoint namespace", ns)
+    return thread_id, ns

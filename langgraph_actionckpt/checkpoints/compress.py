@@ -19,7 +19,8 @@ import threading
 
 import zstandard
 
-from langgraph_actionckpt.errors import SerializationError
+from langgraph_actionckpt.checkpoints.budget import LoadBudget, refused
+from langgraph_actionckpt.checkpoints.place import Place
 
 PLAIN_PREFIX = "z:"
 """Type prefix of a value compressed without a dictionary."""
@@ -82,8 +83,25 @@ def is_compressed(type_: str | None) -> bool:
     )
 
 
-def unpack_value(type_: str, data: bytes | None) -> tuple[str, bytes | None]:
-    """Undo :func:`pack_value`: the original type and bytes (other values pass through)."""
+def unpack_value(
+    type_: str,
+    data: bytes | None,
+    budget: LoadBudget | None = None,
+    place: Place | None = None,
+) -> tuple[str, bytes | None]:
+    """Undo :func:`pack_value`: the original type and bytes (other values pass through).
+
+    Args:
+        type_: The stored type.
+        data: The stored bytes.
+        budget: The load's decompression budget; the size a value declares is
+            drawn from it before any memory is taken.
+        place: Where the value is stored, for errors.
+
+    Raises:
+        SerializationError: The value does not decompress, declares no size or
+            more than :data:`MAX_UNPACKED`, or would pass ``budget``.
+    """
     if type_.startswith(PLAIN_PREFIX):
         inner, unpack = type_[len(PLAIN_PREFIX) :], _codecs().unpack
     elif type_.startswith(CHECKPOINT_PREFIX):
@@ -93,13 +111,18 @@ def unpack_value(type_: str, data: bytes | None) -> tuple[str, bytes | None]:
     packed = data or b""
     try:
         size = zstandard.frame_content_size(packed)
-        if size < 0 or size > MAX_UNPACKED:  # we always write the size; a bomb lies about it
-            raise SerializationError(
-                f"stored {inner!r} value declares no size or more than {MAX_UNPACKED} bytes"
-            )
+    except zstandard.ZstdError as exc:
+        raise refused(place, f"stored {inner!r} value is no Zstandard frame: {exc}") from exc
+    if size < 0 or size > MAX_UNPACKED:  # we always write the size; a bomb lies about it
+        raise refused(
+            place, f"stored {inner!r} value declares no size or more than {MAX_UNPACKED} bytes"
+        )
+    if budget is not None:
+        budget.take(size, place)
+    try:
         out = unpack.decompress(packed)
     except zstandard.ZstdError as exc:
-        raise SerializationError(f"stored {inner!r} value does not decompress: {exc}") from exc
+        raise refused(place, f"stored {inner!r} value does not decompress: {exc}") from exc
     if len(out) != size:
-        raise SerializationError(f"stored {inner!r} value is not the size it declares")
+        raise refused(place, f"stored {inner!r} value is not the size it declares")
     return inner, out

@@ -11,6 +11,7 @@ cached on success.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -56,9 +57,13 @@ from langgraph_actionckpt.checkpoints.setup import (
 )
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.driver import Plan, PlanFactory
+from langgraph_actionckpt.db.encoding import unescape_text
 from langgraph_actionckpt.db.migrations import plan_migrate
+from langgraph_actionckpt.errors import SerializationError
 
 __all__ = ["DEFAULT_SCHEMA", "SaverCore", "default_serde", "env_dsn", "validate_schema"]
+
+logger = logging.getLogger("langgraph_actionckpt")
 
 _MAX_STEPS = 10_000  # cached checkpoint steps; cleared, not evicted, past this
 
@@ -98,6 +103,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         self._allowed_types: set[tuple[str, ...]] = set()
         self._serde_lock = threading.Lock()
         self._codec: Codec | None = None
+        # escaped thread id -> why its held writes were refused (raised on its next call)
+        self._refused: dict[str, SerializationError] = {}
 
     @property
     def codec(self) -> Codec:
@@ -112,6 +119,7 @@ class SaverCore(BaseCheckpointSaver[str]):
                 self._lists.get,
                 self.schema,
                 self.encryption,
+                max_load_bytes=self.options.max_load_bytes,
             )
         return codec
 
@@ -165,6 +173,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> Plan[RunnableConfig]:
+        if self._refused:
+            self._raise_refused(thread_key(config)[0])
         # Writes of this checkpoint or later ones (with durability="async" they can
         # arrive before it) wait for a later put.
         held = self._pending.take(thread_key(config), keep_from=checkpoint["id"])
@@ -199,6 +209,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         Returns:
             The call to write now, or None when it was held (or is empty).
         """
+        if self._refused:
+            self._raise_refused(thread_key(config)[0])
         call = prepare_writes(
             self.codec, config, writes, task_id, task_path,
             record_nodes=self.record_nodes, steps=self._steps,
@@ -219,6 +231,43 @@ class SaverCore(BaseCheckpointSaver[str]):
 
     def _on_pending(self) -> None:
         """Called when writes are held; the subclass arranges a flush soon."""
+
+    # ------------------------------------------------- writes the database refused
+
+    def _refuse_held(self, thread_id: str, exc: BaseException) -> None:
+        """Drop a thread's held writes that the database refused; its next call raises why.
+
+        Called after a data error (see ``db.driver.is_data_error``) failed the
+        thread's writes stored on their own: storing them again cannot succeed,
+        and keeping them would fail every later flush (and ``close()``).
+        """
+        calls = self._pending.take_all(thread_id)
+        size = sum(len(row.blob) for call in calls for row in call.rows)
+        count = sum(len(call.rows) for call in calls)
+        error = SerializationError(
+            f"{count} pending writes ({size} bytes) of thread "
+            f"{unescape_text(thread_id)[:80]!r} (thread id of "
+            f"{len(thread_id.encode('utf-8', 'surrogatepass'))} bytes) could not be stored and "
+            f"were dropped; resume the thread to run its step again: {exc}"
+        )
+        error.__cause__ = exc
+        self._refused[thread_id] = error
+        logger.error("%s", error)
+
+    def _raise_refused(self, thread_id: str) -> None:
+        error = self._refused.pop(thread_id, None)
+        if error is not None:
+            raise error
+
+    def _write_refused(self, config: RunnableConfig, what: str, exc: BaseException) -> Exception:
+        """The error for a write of one thread that the database refused (a data error)."""
+        conf = config.get("configurable", {})
+        thread_id = str(conf.get("thread_id"))
+        size = len(thread_id.encode("utf-8", "surrogatepass"))
+        return SerializationError(
+            f"{what} of thread {thread_id[:80]!r} (thread id of {size} bytes) could not be "
+            f"stored: {exc}"
+        )
 
     def _take_pending(self, key: tuple[str, str], keep_from: str | None = None) -> list[WriteCall]:
         """Remove and return one thread's held writes (see ``PendingWrites.take``)."""

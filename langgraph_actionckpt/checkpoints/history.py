@@ -9,8 +9,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import Checkpoint, DeltaChannelHistory, PendingWrite
 
 from langgraph_actionckpt.checkpoints.blobs import ChainResolver, StoredBlob
+from langgraph_actionckpt.checkpoints.budget import load_errors, refused
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
-from langgraph_actionckpt.checkpoints.plans_read import load_write, opened_blob
+from langgraph_actionckpt.checkpoints.place import Place
+from langgraph_actionckpt.checkpoints.plans_read import blob_place, load_write, opened_blob
 from langgraph_actionckpt.checkpoints.plans_write import INLINE_VERSION
 from langgraph_actionckpt.checkpoints.rows import (
     BlobChainRow,
@@ -75,19 +77,16 @@ def plan_delta_history(
         # a write counts only where its channel was still unresolved
         if w.channel in remaining_at.get(w.checkpoint_id, ()):
             per_ckpt.setdefault(w.checkpoint_id, []).append(w)
+    budget = codec.budget()
+    top = Place(queries.schema, "checkpoints", thread_id, ns, target, column="checkpoint")
     collected: dict[str, list[PendingWrite]] = {c: [] for c in channels}
     for cid in sorted(per_ckpt, key=lambda c: -order[c]):  # oldest ancestor first
         for w in sorted(per_ckpt[cid], key=lambda w: (w.task_path, w.task_id, w.position)):
-            place = codec.place(
-                "writes",
-                thread_id,
-                ns,
-                checkpoint_id=w.checkpoint_id,
-                task_id=w.task_id,
-                channel=w.channel,
-                column="blobs",
-            )
-            value = load_write(codec, place, w.type, w.blob, w.ref_type, w.ref_count)
+            where = top.at(
+                table="writes", checkpoint_id=w.checkpoint_id, task_id=w.task_id,
+                channel=w.channel, column="blobs",
+            )  # fmt: skip
+            value = load_write(codec, where, w.type, w.blob, w.ref_type, w.ref_count, budget)
             collected[unescape_text(w.channel)].append(
                 (unescape_text(w.task_id), unescape_text(w.channel), value)
             )
@@ -113,20 +112,23 @@ def plan_delta_history(
         )
         per: dict[str, dict[str, StoredBlob]] = {}
         for b in map(BlobChainRow._make, blob_rows):
-            per.setdefault(b.channel, {})[b.version] = opened_blob(codec, b)
+            per.setdefault(b.channel, {})[b.version] = opened_blob(codec, b, budget)
         resolver = ChainResolver(per)
         for channel, version in blob_targets:
-            vtype, vdata = resolver.resolve(channel, version)
-            if vtype != "empty":
-                seeds[unescape_text(channel)] = codec.loads(vtype, vdata)
+            where = blob_place(top, channel, version)
+            with load_errors(where):
+                vtype, vdata = resolver.resolve(channel, version)
+                if vtype != "empty":
+                    value = codec.loads(vtype, vdata, where, budget, opened=True)
+                    seeds[unescape_text(channel)] = value
     if inline_seeds:
         ckpt_rows = yield Op(queries.checkpoint_bytes, {**base, "ids": list(inline_seeds)}, "all")
         for c in map(CheckpointBytesRow._make, ckpt_rows):
-            place = codec.place(
-                "checkpoints", thread_id, ns, checkpoint_id=c.checkpoint_id, column="checkpoint"
-            )
-            checkpoint = cast(Checkpoint, codec.loads(c.type, c.checkpoint, place))
-            inline = checkpoint.get("channel_values") or {}
+            where = top.at(checkpoint_id=c.checkpoint_id)
+            checkpoint = cast(Checkpoint, codec.loads(c.type, c.checkpoint, where, budget))
+            inline = checkpoint.get("channel_values") if isinstance(checkpoint, dict) else None
+            if not isinstance(inline, dict):
+                raise refused(where, "the checkpoint holds no map of channel values")
             for channel in inline_seeds[c.checkpoint_id]:
                 if unescape_text(channel) in inline:
                     seeds[unescape_text(channel)] = inline[unescape_text(channel)]

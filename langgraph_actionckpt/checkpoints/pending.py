@@ -143,6 +143,11 @@ class PendingWrites:
         calls.sort(key=lambda call: call.thread_id)
         return calls
 
+    def threads(self) -> list[str]:
+        """The (escaped) threads with held calls, in ascending order."""
+        with self._lock:
+            return sorted({key[0] for key in self._held})
+
     def restore(self, calls: Sequence[WriteCall]) -> None:
         """Put taken calls back in front, in their order (their plan failed)."""
         if not calls:

@@ -32,6 +32,7 @@ from langgraph_actionckpt.checkpoints.blobs import (
     stored_blob,
     write_from_ref,
 )
+from langgraph_actionckpt.checkpoints.budget import LoadBudget, load_errors, refused
 from langgraph_actionckpt.checkpoints.codec import Codec, json_text, thread_key
 from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.checkpoints.plans_write import INLINE_VERSION
@@ -97,6 +98,36 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
     raw = yield Op(queries.get_tuple(checkpoint_id is not None), params, "one", prepare=True)
     if raw is None:
         return None
+    budget = codec.budget()
+    place = row_place(queries, raw[0], raw[1], raw[2])
+    with load_errors(place, _during(raw[2], raw[0])):
+        return (yield from _get_tuple_values(queries, codec, params, raw, place, budget))
+
+
+def row_place(queries: Queries, thread_id: str, ns: str, checkpoint_id: str) -> Place:
+    """Where a checkpoint row's ``checkpoint`` column is stored (its values: ``.at(...)``)."""
+    return Place(queries.schema, "checkpoints", thread_id, ns, checkpoint_id, column="checkpoint")
+
+
+def _during(checkpoint_id: str, thread_id: str) -> str:
+    return f"checkpoint {checkpoint_id!r} of thread {thread_id!r}"
+
+
+def blob_place(place: Place, channel: str, version: str | None) -> Place:
+    # a blob row belongs to no one checkpoint: its place names none
+    return place.at(
+        table="blobs", checkpoint_id=None, channel=channel, version=version, column="blob"
+    )
+
+
+def _get_tuple_values(
+    queries: Queries,
+    codec: Codec,
+    params: dict[str, Any],
+    raw: Sequence[Any],
+    place: Place,
+    budget: LoadBudget,
+) -> Plan[Loaded]:
     row, blobs = split_get_tuple_row(raw)
     values: dict[str, tuple[str, bytes | None]] = {}
     lists: dict[str, ListState] = {}
@@ -104,19 +135,24 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
     versions = dict(zip(row.channels or (), row.versions or (), strict=True))
     for i, channel in enumerate(blobs.b_channel or ()):
         snap = blobs.b_snap[i]
-        place = codec.place("blobs", thread_id, ns, channel=channel, column="blob")
         if snap is None:
-            values[channel] = codec.open(
-                blobs.b_type[i], blobs.b_blob[i], _at(place, versions[channel])
-            )
+            where = blob_place(place, channel, versions[channel])
+            values[channel] = codec.open(blobs.b_type[i], blobs.b_blob[i], where, budget)
             continue
-        snap_type, snap_blob = codec.open(blobs.b_type[i], blobs.b_blob[i], _at(place, snap))
+        where = blob_place(place, channel, snap)
+        snap_type, snap_blob = codec.open(blobs.b_type[i], blobs.b_blob[i], where, budget)
         d_body, t_len = blobs.d_body[i], blobs.t_len[i]
         # split_deltas gives None when a row that is not a delta lies in the range
         deltas = (
             None
             if d_body is None
-            else split_deltas(d_body, blobs.d_layout[i], _delta_opener(codec, place))
+            else split_deltas(
+                d_body,
+                blobs.d_layout[i],
+                _delta_opener(codec, where, budget),
+                budget,
+                blob_place(place, channel, versions.get(channel)),  # the deltas up to it
+            )
         )
         joined = (
             join_snapshot(snap_type, snap_blob, blobs.b_len[i], deltas, blobs.d_items[i], t_len)
@@ -140,17 +176,21 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
         )
         per: dict[str, dict[str, StoredBlob]] = {}
         for b in map(BlobChainRow._make, chain_rows):
-            per.setdefault(b.channel, {})[b.version] = opened_blob(codec, b)
+            per.setdefault(b.channel, {})[b.version] = opened_blob(codec, b, budget)
         for channel, version in forked.items():
             vtype, vdata, state = resolve_chain(per.get(channel, {}), version)
             values[channel] = (vtype, vdata)
             if state is not None:
                 lists[channel] = state
-    return Loaded(make_tuple(codec, row, values), lists)
+    return Loaded(make_tuple(codec, row, values, place, budget), lists)
 
 
 def make_tuple(
-    codec: Codec, row: CheckpointRow, stored: Mapping[str, tuple[str, Any]]
+    codec: Codec,
+    row: CheckpointRow,
+    stored: Mapping[str, tuple[str, Any]],
+    place: Place,
+    budget: LoadBudget,
 ) -> CheckpointTuple:
     """Build a :class:`CheckpointTuple` from a checkpoint row and its blob values.
 
@@ -158,25 +198,18 @@ def make_tuple(
         codec: Decodes the values.
         row: The checkpoint row, with its pending writes.
         stored: (type, bytes) per escaped blob channel; type ``"empty"`` for a
-            channel with no value, :data:`DECODED` for an already decoded one.
+            channel with no value, :data:`DECODED` for an already decoded one;
+            the values are opened already (decrypted and decompressed).
+        place: Where the row's ``checkpoint`` column is stored (see :func:`row_place`).
+        budget: The load's decompression budget.
 
     Raises:
-        SerializationError: A channel the checkpoint references is not stored.
+        SerializationError: A channel the checkpoint references is not stored,
+            or a value cannot be loaded (the message names where it is stored).
     """
-    checkpoint = cast(
-        Checkpoint,
-        codec.loads(
-            row.type,
-            row.checkpoint,
-            codec.place(
-                "checkpoints",
-                row.thread_id,
-                row.checkpoint_ns,
-                checkpoint_id=row.checkpoint_id,
-                column="checkpoint",
-            ),
-        ),
-    )
+    checkpoint = cast(Checkpoint, codec.loads(row.type, row.checkpoint, place, budget))
+    if not isinstance(checkpoint, dict):
+        raise refused(place, f"the checkpoint is a {type(checkpoint).__name__}, not a map")
     values = dict(checkpoint.get("channel_values") or {})
     for channel, version in zip(row.channels or (), row.versions or (), strict=True):
         if version == INLINE_VERSION:
@@ -190,7 +223,11 @@ def make_tuple(
         if item[0] == "empty":
             continue
         values[unescape_text(channel)] = (
-            item[1] if item[0] == DECODED else codec.loads(item[0], item[1])
+            item[1]
+            if item[0] == DECODED
+            else codec.loads(
+                item[0], item[1], blob_place(place, channel, version), budget, opened=True
+            )
         )
     checkpoint["channel_values"] = values
     # the w_* arrays are all NULL (no writes) or all of one length
@@ -202,19 +239,12 @@ def make_tuple(
             unescape_text(w_channel[i]),
             load_write(
                 codec,
-                codec.place(
-                    "writes",
-                    row.thread_id,
-                    row.checkpoint_ns,
-                    checkpoint_id=row.checkpoint_id,
-                    task_id=task,
-                    channel=w_channel[i],
-                    column="blobs",
-                ),
+                place.at(table="writes", task_id=task, channel=w_channel[i], column="blobs"),
                 w_type[i],
                 w_blob[i],
                 w_rtype[i],
                 w_rcount[i],
+                budget,
             ),
         )
         for i, task in enumerate(row.w_task or ())
@@ -351,6 +381,7 @@ def plan_list_page(
             if version != INLINE_VERSION:
                 targets.add((r.thread_id, r.checkpoint_ns, channel, version))
     blobs: dict[tuple[str, str], dict[str, dict[str, StoredBlob]]] = {}
+    budget = codec.budget()
     if targets:
         t = sorted(targets)
         blob_rows = yield Op(
@@ -361,44 +392,49 @@ def plan_list_page(
         for b in map(BlobChainRow._make, blob_rows):
             blobs.setdefault((b.thread_id, b.checkpoint_ns), {}).setdefault(b.channel, {})[
                 b.version
-            ] = opened_blob(codec, b)
+            ] = opened_blob(codec, b, budget)
     resolvers = {key: ChainResolver(per) for key, per in blobs.items()}
     tuples = []
     for r in rows:
-        resolver = resolvers.get((r.thread_id, r.checkpoint_ns))
-        stored = {
-            ch: _list_value(codec, resolver, ch, ver) if resolver else _missing(ch, ver)
-            for ch, ver in zip(r.channels or (), r.versions or (), strict=True)
-            if ver != INLINE_VERSION
-        }
-        tuples.append(make_tuple(codec, r, stored))
+        place = row_place(queries, r.thread_id, r.checkpoint_ns, r.checkpoint_id)
+        with load_errors(place, _during(r.checkpoint_id, r.thread_id)):
+            resolver = resolvers.get((r.thread_id, r.checkpoint_ns))
+            stored = {
+                ch: (
+                    _list_value(codec, resolver, ch, ver, blob_place(place, ch, ver), budget)
+                    if resolver
+                    else _missing(ch, ver)
+                )
+                for ch, ver in zip(r.channels or (), r.versions or (), strict=True)
+                if ver != INLINE_VERSION
+            }
+            tuples.append(make_tuple(codec, r, stored, place, budget))
     last = rows[-1]
     cursor = (last.checkpoint_id, last.thread_id, last.checkpoint_ns)
     return tuples, cursor if len(rows) == page else None
 
 
-def opened_blob(codec: Codec, b: BlobChainRow) -> StoredBlob:
-    """A blob row as read back: decrypted and decompressed."""
-    if codec.keyring is None and not b.type.startswith(SEALED):
-        return stored_blob(b.type, b.blob, b.base_version, b.item_count)
-    place = codec.place(
-        "blobs", b.thread_id, b.checkpoint_ns, channel=b.channel, version=b.version, column="blob"
-    )
-    vtype, vblob = codec.open(b.type, b.blob, place)
-    return StoredBlob(vtype, vblob, b.base_version, b.item_count)
-
-
-def _at(place: Place | None, version: str) -> Place | None:
-    return None if place is None else place.at(version=version)
+def opened_blob(codec: Codec, b: BlobChainRow, budget: LoadBudget | None = None) -> StoredBlob:
+    """A blob row as read back: decrypted and decompressed (errors name its place)."""
+    place = Place(
+        codec.schema, "blobs", b.thread_id, b.checkpoint_ns, channel=b.channel,
+        version=b.version, column="blob",
+    )  # fmt: skip
+    with load_errors(place):
+        if codec.keyring is None and not b.type.startswith(SEALED):
+            return stored_blob(b.type, b.blob, b.base_version, b.item_count, budget, place)
+        vtype, vblob = codec.open(b.type, b.blob, place, budget)
+        return StoredBlob(vtype, vblob, b.base_version, b.item_count)
 
 
 def load_write(
     codec: Codec,
-    place: Place | None,
+    place: Place,
     type_: str,
     blob: bytes | None,
     ref_type: str | None,
     ref_count: int | None,
+    budget: LoadBudget | None = None,
 ) -> Any:
     """Load one pending write: decrypted, or rebuilt from the delta it refers to.
 
@@ -408,39 +444,51 @@ def load_write(
     at its own place.
     """
     if type_ != WRITE_REF_TYPE:
-        return codec.loads(type_, blob, place)
-    if ref_type is not None and (codec.keyring is not None or ref_type.startswith(SEALED)):
-        stored, sealed, ref = ref_type.partition("@")
-        delta = place
-        if sealed and place is not None:  # the reference's tag, then the delta where it is
-            version = codec.open_ref(bytes.fromhex(ref), place)
-            delta = place.at(
-                table="blobs", checkpoint_id=None, task_id=None, version=version, column="blob"
-            )
-        ref_type, blob = codec.open(stored, blob, delta)
-    return codec.loads(*write_from_ref(type_, blob, ref_type, ref_count))
+        return codec.loads(type_, blob, place, budget)
+    with load_errors(place):
+        if ref_type is not None and (codec.keyring is not None or ref_type.startswith(SEALED)):
+            stored, sealed, ref = ref_type.partition("@")
+            delta = place
+            if sealed:  # the reference's tag, then the delta where it is
+                version = codec.open_ref(bytes.fromhex(ref), place)
+                delta = place.at(
+                    table="blobs", checkpoint_id=None, task_id=None, version=version, column="blob"
+                )
+            ref_type, blob = codec.open(stored, blob, delta, budget)
+        data = write_from_ref(type_, blob, ref_type, ref_count, budget, place)
+        return codec.loads(*data, place, budget, opened=True)
 
 
 def _delta_opener(
-    codec: Codec, place: Place | None
+    codec: Codec, place: Place, budget: LoadBudget
 ) -> Callable[[str, str, bytes], tuple[str, bytes | None]] | None:
     if codec.keyring is None:
         return None
 
     def open_delta(type_: str, version: str, chunk: bytes) -> tuple[str, bytes | None]:
-        return codec.open(type_, chunk, _at(place, version))
+        return codec.open(type_, chunk, place.at(version=version), budget)
 
     return open_delta
 
 
 def _list_value(
-    codec: Codec, resolver: ChainResolver, channel: str, version: str
+    codec: Codec,
+    resolver: ChainResolver,
+    channel: str,
+    version: str,
+    place: Place,
+    budget: LoadBudget,
 ) -> tuple[str, Any]:
-    vtype, _ = resolver.resolve(channel, version)
-    if vtype == "empty":
-        return ("empty", None)
-    # decoded through the resolver: consecutive checkpoints share list prefixes
-    return (DECODED, resolver.value(channel, version, codec.loads))
+    with load_errors(place):
+        vtype, _ = resolver.resolve(channel, version)
+        if vtype == "empty":
+            return ("empty", None)
+
+        def load(t: str, d: bytes | None) -> Any:
+            return codec.loads(t, d, place, budget, opened=True)
+
+        # decoded through the resolver: consecutive checkpoints share list prefixes
+        return (DECODED, resolver.value(channel, version, load))
 
 
 def _missing(channel: str, version: str) -> tuple[str, bytes | None]:

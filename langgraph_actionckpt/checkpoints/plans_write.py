@@ -23,6 +23,7 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.types import ERROR
 
+from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.actions.node_rows import node_actions, node_from_path, step_after
 from langgraph_actionckpt.actions.records import ActionQueries
@@ -110,6 +111,7 @@ def plan_put(
             continue
         versions.append(str(version))
         if channel in new_versions:
+            check_length("channel name", channels[-1])
             row, state = codec.encode_blob(thread_id, ns, escape_text(channel), str(version), value)
             rows.append(row)
             if state is not None:
@@ -124,12 +126,16 @@ def plan_put(
     )
     meta = merge_metadata(config, metadata)
     step = meta.get("step") if isinstance(meta.get("step"), int) else None
+    run_id = _str_or_none(meta.get("run_id"))
+    check_length("checkpoint id", str(checkpoint["id"]))
+    if run_id is not None:
+        check_length("run id", run_id)
     params: dict[str, Any] = {
         "thread_id": thread_id,
         "ns": ns,
         "checkpoint_id": checkpoint["id"],
         "parent": conf.get("checkpoint_id"),
-        "run_id": _str_or_none(meta.get("run_id")),
+        "run_id": run_id,
         "step": step,
         "type": type_,
         "checkpoint": data,
@@ -207,9 +213,14 @@ def prepare_writes(
     checkpoint_id = conf.get("checkpoint_id")
     special = any(w[0] in WRITES_IDX_MAP for w in writes)
     task, path = escape_text(task_id), escape_text(task_path)
+    check_length("task id", task)
+    if checkpoint_id is not None:
+        check_length("checkpoint id", str(checkpoint_id))
     rows = []
     for i, (channel, value) in enumerate(writes):
         # sealed when bound (binding.bind_calls): a write equal to a delta becomes a reference
+        stored_channel = escape_text(channel)
+        check_length("channel name", stored_channel)
         type_, data = codec.dumps(value, f"write to {channel!r}")
         rows.append(
             WriteRow(
@@ -219,7 +230,7 @@ def prepare_writes(
                 task,
                 path,
                 WRITES_IDX_MAP.get(channel, i),
-                escape_text(channel),
+                stored_channel,
                 type_,
                 data,
             )

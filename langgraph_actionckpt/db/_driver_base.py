@@ -64,3 +64,20 @@ def is_connection_lost(exc: BaseException, conn: Any) -> bool:
     if not isinstance(exc, psycopg.OperationalError):
         return False
     return bool(getattr(conn, "broken", False) or getattr(conn, "closed", False))
+
+
+def is_transient(exc: BaseException) -> bool:
+    """A serialization failure or a deadlock: the transaction was rolled back, a rerun may pass."""
+    return isinstance(exc, psycopg.errors.TransactionRollback)
+
+
+def is_data_error(exc: BaseException) -> bool:
+    """Whether the server (or psycopg) refused the data itself: running it again cannot help.
+
+    A value or key too large (``ProgramLimitExceeded``: an index row over the
+    B-tree limit), a malformed value (``DataError``), a violated constraint
+    (``IntegrityError``). Such an error belongs to the call whose data it is.
+    """
+    return isinstance(
+        exc, (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded)
+    )

@@ -10,7 +10,10 @@ saver does, builds on the async driver in :mod:`langgraph_actionckpt.db.group_co
 
 A plan is retried once on a fresh connection when the connection broke under
 it (``pg_terminate_backend``, a server restart, a cloud proxy reaping an idle
-connection). Plans are written to be re-runnable: writes are upserts.
+connection), and once when its transaction was rolled back by a serialization
+failure or a deadlock. Plans are written to be re-runnable: writes are upserts.
+Nothing else is retried: an error about the data itself (see
+``_driver_base.is_data_error``) belongs to its caller.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from langgraph_actionckpt.db._driver_base import (
     SyncReconnect,
     configure_connection,
     is_connection_lost,
+    is_transient,
     logger,
     sleep,
     sync_gate,
@@ -90,7 +94,12 @@ class SyncDriver:
                 try:
                     return self.run_on(conn, factory(), pipeline)
                 except psycopg.OperationalError as exc:
-                    if attempt == 2 or not is_connection_lost(exc, conn):
+                    if attempt == 2:
+                        raise
+                    if is_transient(exc):  # rolled back: nothing of it was stored
+                        logger.warning("transaction rolled back (%s); running it again", exc)
+                        continue
+                    if not is_connection_lost(exc, conn):
                         raise
                     logger.warning("connection lost (%s); retrying on a fresh connection", exc)
                     self._discard(conn)

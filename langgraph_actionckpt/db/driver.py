@@ -11,13 +11,15 @@ statement and every decision. Group commit, async only, is in
 
 Both drivers retry a plan once on a fresh connection when the connection broke
 under it (``pg_terminate_backend``, a server restart, a cloud proxy reaping an
-idle connection). Plans are written to be re-runnable: writes are upserts.
+idle connection), and once when a serialization failure or a deadlock rolled
+its transaction back. Plans are written to be re-runnable: writes are upserts.
+An error about the data itself (:func:`is_data_error`) is never retried.
 """
 
 from __future__ import annotations
 
 from langgraph_actionckpt.db._async_driver import AsyncDriver
-from langgraph_actionckpt.db._driver_base import configure_connection
+from langgraph_actionckpt.db._driver_base import configure_connection, is_data_error
 from langgraph_actionckpt.db._sync_driver import SyncDriver
 from langgraph_actionckpt.db.plan import BEGIN, COMMIT, Fetch, Op, Plan, PlanFactory, T
 
@@ -32,4 +34,5 @@ __all__ = [
     "SyncDriver",
     "T",
     "configure_connection",
+    "is_data_error",
 ]

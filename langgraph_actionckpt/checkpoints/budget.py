@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 from langgraph_actionckpt._config import DEFAULTS
 from langgraph_actionckpt.checkpoints.place import Place
-from langgraph_actionckpt.errors import SerializationError
+from langgraph_actionckpt.errors import DecryptionError, SerializationError
 
 __all__ = ["DEFAULT_MAX_LOAD_BYTES", "LoadBudget", "load_errors", "refused"]
 
@@ -60,6 +60,8 @@ def load_errors(place: Place | None, during: str | None = None) -> Iterator[None
     """
     try:
         yield
+    except DecryptionError:
+        raise  # names its place already (a description: it may be raised without a Place)
     except Exception as exc:
         if not is_placed(exc):
             raise refused(place, f"{type(exc).__name__}: {exc}") from exc

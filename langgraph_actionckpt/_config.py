@@ -84,6 +84,12 @@ class SaverOptions:
             transaction (one round trip, one WAL flush); each ``aput`` still
             returns only once its checkpoint is committed. The sync saver stores
             each checkpoint on its caller's thread and does not group.
+        reuse: Serve completed results from *other* threads: a
+            :class:`~langgraph_actionckpt.reuse.SemanticReuse` or
+            :class:`~langgraph_actionckpt.reuse.ExactReuse` (``None``: only this
+            thread's own log is replayed). A run can set or switch it off with
+            ``config["configurable"]["actionckpt_reuse"]`` (a policy, or ``False``).
+            Needs ``replay=True``.
     """
 
     schema: str = DEFAULT_SCHEMA
@@ -103,6 +109,7 @@ class SaverOptions:
     writer_batch_size: int = 500
     writer_interval: float = 0.05
     group_commit: bool = True
+    reuse: Any = None
 
     def __post_init__(self) -> None:
         validate_schema(self.schema)

@@ -90,6 +90,7 @@ class SyncSaverBase(SaverCore):
         writer_batch_size: int = _D.writer_batch_size,
         writer_interval: float = _D.writer_interval,
         group_commit: bool = _D.group_commit,
+        reuse: Any = _D.reuse,
         _reconnect: Any = None,
     ) -> None:
         # every keyword above but conn, options and _reconnect is a SaverOptions field

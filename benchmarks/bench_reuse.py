@@ -95,39 +95,54 @@ def rates(rows: list[dict[str, Any]], threshold: float, verify: bool) -> dict[st
     }
 
 
-def lookup_latency(embeddings: Any, n: int = 30) -> dict[str, float]:
+def lookup_latency(embeddings: Any, n: int = 30, entries: int = 500) -> dict[str, float]:
     """Milliseconds a semantic lookup adds: embedding the request, then the HNSW query."""
-    import asyncio
+    from functools import partial
 
+    from langgraph_actionckpt.actions.records import ActionRecord
     from langgraph_actionckpt.embedded import embedded_dsn
     from langgraph_actionckpt.reuse import SemanticReuse
+    from langgraph_actionckpt.reuse._sync_io import vector_text
+    from langgraph_actionckpt.reuse.plans import plan_nearest, plan_store
     from langgraph_actionckpt.saver import ActionSaver
 
-    dsn = embedded_dsn()
     schema = f"bench_reuse_{int(time.time())}"
     policy = SemanticReuse(embeddings, scope="bench")
-    texts = [f"What is the weather in city number {i} on Friday?" for i in range(200)]
-    with ActionSaver.from_conn_string(dsn, schema=schema, setup=True) as saver:
+    texts = [f"human: What is the weather in city number {i} on Friday?" for i in range(entries)]
+    vectors = embeddings.embed_documents(texts)
+    with ActionSaver.from_conn_string(embedded_dsn(), schema=schema, setup=True) as saver:
         policy.ensure(saver)
-        policy.seed(saver, "llm_completion", "m", "k", texts)
+        saver.record_actions(
+            [
+                ActionRecord("bench", f"a{i}", "llm_completion", "m", status="completed", output=t)
+                for i, t in enumerate(texts)
+            ]
+        )
+        for i, (t, v) in enumerate(zip(texts, vectors, strict=True)):
+            entry = ("bench", f"a{i}", "bench", "k", f"h{i}", "llm_completion", "m", t)
+            saver.driver.run(partial(plan_store, schema, entry, vector_text(v)))
         embed_ms, query_ms = [], []
         for i in range(n):
-            text = f"Tell me Friday's weather in city number {i}."
             t0 = time.perf_counter()
-            vec = embeddings.embed_query(text)
+            vec = embeddings.embed_query(f"human: Tell me Friday's weather in city number {i}.")
             t1 = time.perf_counter()
-            policy.nearest(saver, "k", vec, 3)
+            saver.driver.run(partial(plan_nearest, schema, "bench", "k", vector_text(vec), 4, True))
             t2 = time.perf_counter()
             embed_ms.append((t1 - t0) * 1000)
             query_ms.append((t2 - t1) * 1000)
-        with saver.driver.connection() as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-    del asyncio
+        saver.driver.run(partial(_drop, schema))
     return {
         "embed_ms_p50": statistics.median(embed_ms),
         "query_ms_p50": statistics.median(query_ms),
         "total_ms_p50": statistics.median(a + b for a, b in zip(embed_ms, query_ms, strict=True)),
     }
+
+
+def _drop(schema: str) -> Any:
+    from langgraph_actionckpt.db.driver import Op
+    from langgraph_actionckpt.db.sqlid import q
+
+    yield Op(q(schema, "DROP SCHEMA {s} CASCADE"))
 
 
 def main() -> None:
@@ -198,7 +213,7 @@ def main() -> None:
     if not args.no_latency:
         lat = lookup_latency(embeddings)
         print(
-            f"lookup latency (median of 30, 200 entries): embed {lat['embed_ms_p50']:.1f} ms + "
+            f"lookup latency (median of 30, 500 entries): embed {lat['embed_ms_p50']:.1f} ms + "
             f"HNSW query {lat['query_ms_p50']:.1f} ms = {lat['total_ms_p50']:.1f} ms"
         )
 

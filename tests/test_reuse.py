@@ -201,7 +201,7 @@ async def test_scope_isolation_and_per_run_switch(world: str, dsn: str, tmp_path
     model = ScriptedChatModel(calls_file=str(calls))
     q = "List three tips for better sleep."
     per_run = [None, ExactReuse(scope="tenant-b"), False, None]
-    outs, rows, _ = await run_all(
+    _, rows, _ = await run_all(
         world, dsn, llm_graph(model, world), [q] * 4, ExactReuse(scope="tenant-a"), per_run
     )
     # thread 1 runs; 2 is another tenant; 3 switched reuse off; 4 reuses thread 1

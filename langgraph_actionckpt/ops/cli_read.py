@@ -228,13 +228,22 @@ def stats(
 
     s = settings(ctx, dsn, schema, json_)
 
-    def body() -> queries.TableStats:
-        with open_schema(s) as conn:
-            return queries.stats(conn, schema_of(s))
+    def body() -> tuple[queries.TableStats, list[tuple[str, str, int, int, int, int]]]:
+        from langgraph_actionckpt.db.driver import SyncDriver
+        from langgraph_actionckpt.reuse.plans import plan_reuse_stats
 
-    st = guard(s, body)
+        with open_schema(s) as conn:
+            reuse = SyncDriver(conn).run(lambda: plan_reuse_stats(schema_of(s)))
+            return queries.stats(conn, schema_of(s)), reuse
+
+    st, reuse = guard(s, body)
     if s.json:
-        emit_json(st.to_dict())
+        data = st.to_dict()
+        data["reuse"] = [
+            {"action_type": t, "outcome": o, "actions": n, "tokens_saved": tot}
+            for t, o, n, _, _, tot in reuse
+        ]
+        emit_json(data)
         return
     t = Table(title=f"schema {st.schema} (version {st.schema_version})")
     for col in ("table", "rows", "total", "table", "indexes"):
@@ -261,6 +270,13 @@ def stats(
         for status, n in by_status.items():
             a.add_row(escape(typ), fmt_status(status), str(n))
     OUT.print(a)
+    if reuse:
+        r = Table(title="reuse by meaning: hits (exact, semantic) and misses")
+        for col in ("type", "outcome", "actions", "input saved", "output saved", "tokens saved"):
+            r.add_column(col, justify="left" if col in ("type", "outcome") else "right")
+        for typ, outcome, n, tin, tout, tot in reuse:
+            r.add_row(escape(typ), outcome, str(n), str(tin), str(tout), str(tot))
+        OUT.print(r)
 
 
 EMBEDDING_SHORTHANDS = {

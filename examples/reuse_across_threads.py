@@ -1,4 +1,4 @@
-"""Reuse by meaning: a support bot answers a question once, other threads reuse it; a negation is not.
+"""Reuse by meaning: one answer serves paraphrases in other threads; a negation is never served.
 
 The story
 ---------
@@ -24,11 +24,11 @@ from typing import Annotated, Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common
+from fake_openai.models import ScriptedChatModel, read_calls
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from examples.fake_openai.models import ScriptedChatModel, read_calls
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.ops.cost import PriceTable
 from langgraph_actionckpt.ops.embeddings import LocalEmbeddings
@@ -73,7 +73,8 @@ def run(dsn: str, schema: str, thread: str, workdir: Path) -> dict[str, Any]:
         graph = build(model).compile(checkpointer=saver)
         for i, question in enumerate(QUESTIONS):
             tid = f"{thread}-customer-{i + 1}"
-            graph.invoke({"question": question, "answers": []}, {"configurable": {"thread_id": tid}})
+            config = {"configurable": {"thread_id": tid}}
+            graph.invoke({"question": question, "answers": []}, config)
             row = next(r for r in saver.list_actions(tid) if r.action_type == "llm_completion")
             src = (row.meta or {}).get("reused_from")
             saved = (row.meta or {}).get("reuse_saved") or {}
@@ -115,7 +116,8 @@ def main() -> None:
     print(f"questions: {len(QUESTIONS)}, model calls: {result['model_calls']}")
     print(f"tokens saved: {tokens}, cost saved: ${usd:.6f} (gpt-4o-mini list prices)")
     negated = result["rows"][2]
-    print(f"negated request served from a cached answer: {'yes' if negated['reused_from'] else 'no'}")
+    served = "yes" if negated["reused_from"] else "no"
+    print(f"negated request served from a cached answer: {served}")
 
 
 if __name__ == "__main__":

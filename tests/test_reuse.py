@@ -84,6 +84,7 @@ async def run_all(
     questions: list[str],
     reuse: Any,
     per_run: list[Any] | None = None,
+    before_drop: Any = None,
 ) -> tuple[list[str], list[list[Any]], list[Any]]:
     """Run each question in a new thread; return outputs, each thread's rows, reuse stats."""
     schema = new_schema_name()
@@ -110,6 +111,8 @@ async def run_all(
                     outs.append(result["out"][-1])
                     rows.append(s.list_actions(cfg["configurable"]["thread_id"]))
                 stats = s.driver.run(lambda: plan_reuse_stats(schema))
+        if before_drop is not None:
+            before_drop(schema)
     finally:
         drop_schema(dsn, schema)
     return outs, rows, stats
@@ -171,6 +174,33 @@ def test_policy_options_are_checked() -> None:
 
 
 # ------------------------------------------------------------------- exact
+
+
+def test_cli_stats_show_hits_misses_and_tokens_saved(dsn: str, tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    from typer.testing import CliRunner
+
+    from langgraph_actionckpt.ops.cli import app
+
+    seen: dict[str, Any] = {}
+
+    def stats_json(schema: str) -> None:
+        result = CliRunner().invoke(app, ["stats", "--dsn", dsn, "--schema", schema, "--json"])
+        assert result.exit_code == 0, (result.stdout, result.exception)
+        seen.update(json.loads(result.stdout))
+
+    model = ScriptedChatModel(calls_file=str(tmp_path / "calls.jsonl"))
+    q = "Explain recursion in simple terms."
+    _, rows, _ = asyncio.run(
+        run_all("sync", dsn, llm_graph(model, "sync"), [q, q, q], ExactReuse(), None, stats_json)
+    )
+    tokens = llm_row(rows[0]).total_tokens
+    by = {(r["action_type"], r["outcome"]): r for r in seen["reuse"]}
+    assert by[("llm_completion", "exact")]["actions"] == 2
+    assert by[("llm_completion", "exact")]["tokens_saved"] == 2 * tokens
+    assert by[("llm_completion", "miss")]["actions"] == 1
 
 
 @pytest.mark.parametrize("world", WORLDS)
@@ -236,11 +266,20 @@ async def test_non_idempotent_never_reused_reusable_action_is(
 
     refund.metadata = {"reusable": True, "idempotent": False}  # reusable, but never reused
 
+    @tool
+    def rate(currency: str) -> str:
+        """The exchange rate of a currency (a reusable tool)."""
+        priced.append(f"rate {currency}")
+        return "1.1"
+
+    rate.metadata = {"reusable": True}
+
     def node(state: QState) -> dict[str, Any]:
         a = charge(state["q"])
         b = price(state["q"])
         c = refund.invoke({"who": state["q"]})
-        return {"out": [f"{a}|{b}|{c}"]}
+        d = rate.invoke({"currency": "EUR"})
+        return {"out": [f"{a}|{b}|{c}|{d}"]}
 
     @action(idempotent=False, name="charge")
     async def acharge(who: str) -> str:
@@ -254,7 +293,8 @@ async def test_non_idempotent_never_reused_reusable_action_is(
         a = await acharge(state["q"])
         b = await aprice(state["q"])
         c = await refund.ainvoke({"who": state["q"]})
-        return {"out": [f"{a}|{b}|{c}"]}
+        d = await rate.ainvoke({"currency": "EUR"})
+        return {"out": [f"{a}|{b}|{c}|{d}"]}
 
     builder = StateGraph(QState)
     builder.add_node("pay", anode if world == "async" else node)
@@ -262,10 +302,15 @@ async def test_non_idempotent_never_reused_reusable_action_is(
     builder.add_edge("pay", END)
     outs, rows, _ = await run_all(world, dsn, builder, ["ann", "ann"], ExactReuse())
     assert charged == ["ann", "refund ann", "ann", "refund ann"]  # both threads executed
-    assert priced == ["ann"]  # the reusable action ran once
+    assert priced == ["ann", "rate EUR"]  # the reusable action and tool ran once
     assert outs[0] == outs[1]
     fn = next(r for r in rows[1] if r.name == "price")
     assert fn.meta["reused_from"]["thread_id"] == rows[0][0].thread_id
+    tool_row = next(r for r in rows[1] if r.name == "rate")
+    assert tool_row.meta["reused_from"]["mode"] == "exact"
+    assert all(
+        "reused_from" not in (r.meta or {}) for r in rows[1] if r.name in ("charge", "refund")
+    )
 
 
 # ---------------------------------------------------------------- semantic

@@ -95,6 +95,17 @@ def rates(rows: list[dict[str, Any]], threshold: float, verify: bool) -> dict[st
     }
 
 
+def guarded(rows: list[dict[str, Any]]) -> list[tuple[float | None, bool]]:
+    """``calibrate()`` input: similarity, or None for pairs the key or contrast check refuse."""
+    return [
+        (
+            r["similarity"] if r["same_key"] and r["contrast"] is None else None,
+            r["pair"]["label"] == "reuse",
+        )
+        for r in rows
+    ]
+
+
 def lookup_latency(embeddings: Any, n: int = 30, entries: int = 500) -> dict[str, float]:
     """Milliseconds a semantic lookup adds: embedding the request, then the HNSW query."""
     from functools import partial
@@ -159,18 +170,20 @@ def main() -> None:
     rows = score_pairs(pairs, embeddings, args.context)
     calib = [r for r in rows if half(r["pair"]) == 0]
     report = [r for r in rows if half(r["pair"]) == 1]
-    labelled = [
-        (r["similarity"], r["pair"]["label"] == "reuse")
-        for r in calib
-        if r["same_key"] and r["contrast"] is None
-    ]
-    calibrated = calibrate(labelled, target_wrong_rate=0.01)
+    calibrated = calibrate(guarded(calib), target_wrong_rate=0.01)
     n_distinct = sum(r["pair"]["label"] == "distinct" for r in rows)
     print(
         f"{len(pairs)} pairs ({len(pairs) - n_distinct} reuse, {n_distinct} distinct); "
         f"context={args.context}; calibrated on {len(calib)}, reported on {len(report)}"
     )
     print(f"threshold calibrated on the first half (target wrong rate 1%): {calibrated:.3f}")
+    swapped = calibrate(guarded(report), target_wrong_rate=0.01)
+    r = rates(calib, swapped, True)
+    print(
+        f"the other way round: calibrated on the second half {swapped:.3f}, on the first half "
+        f"wrong reuse {r['wrong']}/{r['distinct']} = {r['wrong_rate']:.1%}, recall "
+        f"{r['hits']}/{r['reuse']} = {r['recall']:.1%}"
+    )
     print(f"default threshold: {DEFAULT_THRESHOLD}")
     print()
     print(

@@ -381,3 +381,41 @@ async def test_semantic_reuse_on_a_server_without_pgvector(
         await run_all(
             "sync", pg15_dsn, llm_graph(model, "sync"), ["hello"], SemanticReuse(embeddings)
         )
+
+
+@pytest.mark.parametrize("world", WORLDS)
+async def test_a_retry_asks_the_model_itself(world: str, dsn: str, tmp_path: Path) -> None:
+    """A node that failed after a reused answer is retried with a live call, not the same reuse."""
+    from langgraph.types import RetryPolicy
+
+    calls = tmp_path / "calls.jsonl"
+    model = ScriptedChatModel(calls_file=str(calls))
+    failed: list[str] = []
+
+    def check(state: QState, reply: Any) -> dict[str, Any]:
+        if state["q"].endswith("!") and not failed:
+            failed.append(str(reply.content))
+            raise ValueError("the answer did not validate")
+        return {"out": [str(reply.content)]}
+
+    def node(state: QState) -> dict[str, Any]:
+        return check(state, model.invoke([HumanMessage(state["q"].rstrip("!"))]))
+
+    async def anode(state: QState) -> dict[str, Any]:
+        return check(state, await model.ainvoke([HumanMessage(state["q"].rstrip("!"))]))
+
+    builder = StateGraph(QState)
+    builder.add_node(
+        "ask",
+        anode if world == "async" else node,
+        retry_policy=RetryPolicy(max_attempts=2, retry_on=ValueError),
+    )
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", END)
+    q = "What causes the seasons on Earth?"
+    _, rows, _ = await run_all(world, dsn, builder, [q, q + "!"], ExactReuse())
+    assert len(read_calls(str(calls))) == 2  # thread 1, and thread 2's retry
+    (llm,) = [r for r in rows[1] if r.action_type == "llm_completion"]
+    assert llm.attempt == 2 and "reused_from" not in llm.meta  # the live answer replaced it
+    assert llm.meta["reuse_replaced"]["thread_id"] == llm_row(rows[0]).thread_id
+    assert llm.total_tokens and llm.total_tokens > 0

@@ -59,12 +59,19 @@ async def begin(
     h = stable_hash([kind, name, request])
     action_id = scope.action_id(kind, name, h)
     rows = await _rows_of_task(scope)
+    old = rows.get(action_id)
     decided = decide(scope, rows, action_id, kind, name, idempotent, h, input)
     if isinstance(decided, ActionRecord):
         served(scope, decided)
         return decided
     policy = scope.reuse
-    if policy is not None and reusable is not None and idempotent:
+    # only an action's first attempt: a retry (the node failed, perhaps because of
+    # that answer) or a re-run of a failed action asks the model or tool itself
+    first = decided.record.attempt == 1
+    if old is not None and isinstance(old.meta, dict) and "reused_from" in old.meta:
+        # the live row replaces a reused one: say so (the meta upsert keeps non-null values)
+        decided.record.meta = {"reuse_replaced": old.meta["reused_from"]}
+    if policy is not None and reusable is not None and idempotent and first:
         ticket = policy.ticket(kind, name, request, reusable, h)
         if ticket is not None:
             hit = await policy.areuse_lookup(scope, decided.record, ticket)

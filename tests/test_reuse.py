@@ -373,6 +373,21 @@ async def test_verifier_confirms_before_serving(
 
 
 @needs_model
+def test_policy_calibrates_from_labelled_texts(embeddings: Any) -> None:
+    pairs = [
+        ("human: What is the capital of Peru?", "human: Which city is the capital of Peru?", True),
+        ("human: Explain how vaccines work.", "human: How do vaccines work?", True),
+        ("human: Turn on dark mode.", "human: Turn off dark mode.", False),  # contrast refuses
+        ("human: Recommend a sci-fi book.", "human: Recommend a good sci-fi novel.", False),
+    ]
+    policy = SemanticReuse(embeddings)
+    t = policy.calibrate(pairs, target_wrong_rate=0.0)
+    assert policy.threshold == t and 0 < t <= 1
+    # the must-not pair the contrast check lets through sets the bar, the negation does not
+    assert policy.calibrate(pairs, 0.0, name="gpt-x") == t == policy.threshold_for("gpt-x")
+
+
+@needs_model
 async def test_semantic_reuse_on_a_server_without_pgvector(
     pg15_dsn: str, tmp_path: Path, embeddings: Any
 ) -> None:

@@ -236,6 +236,6 @@ def contrast(a: str, b: str) -> str | None:
     return None
 
 
-def contrast_verifier(new: str, cached: str) -> bool:
+def contrast_verifier(new: str, cached: str, record: object = None) -> bool:
     """A verifier that accepts a candidate only when :func:`contrast` finds no reason."""
     return contrast(new, cached) is None

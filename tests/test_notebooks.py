@@ -62,7 +62,7 @@ def test_notebooks_exist() -> None:
         "01_crash_and_resume.ipynb",
         "02_monitoring_and_sql.ipynb",
         "03_non_idempotent_actions.ipynb",
-        "04_reuse_by_meaning.ipynb",
+        "05_reuse_by_meaning.ipynb",
     ):
         assert want in names
 

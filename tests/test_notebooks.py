@@ -63,6 +63,7 @@ def test_notebooks_exist() -> None:
         "02_monitoring_and_sql.ipynb",
         "03_non_idempotent_actions.ipynb",
         "04_timeline_cost_fork.ipynb",
+        "05_reuse_by_meaning.ipynb",
     ):
         assert want in names
 

@@ -85,6 +85,7 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.delta_policy = options.delta_policy or DeltaPolicy()
         self.compress_min = options.compress_min
         self.replay = options.replay
+        self.reuse = options.reuse
         self.durable_timeout = options.durable_timeout
         self.durable_writes = options.durable_writes
         self.defer_writes = options.defer_writes

@@ -220,6 +220,37 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ADD COLUMN IF NOT EXISTS span_id text",
         ),
     ),
+    Migration(
+        7,
+        "reuse_entries: completed actions that other threads may reuse (reuse by meaning)",
+        (
+            # One row per completed, reusable action: the scope it may be reused in,
+            # the hash of what must match exactly (action, model, parameters, tools),
+            # the whole request's hash (exact reuse) and its text (semantic reuse,
+            # the verifier). The optional embedding column is added by the vector
+            # step of the reuse layer where pgvector exists. Rows go with their action.
+            """
+            CREATE TABLE IF NOT EXISTS {s}.reuse_entries (
+                thread_id text NOT NULL,
+                action_id text NOT NULL,
+                scope text NOT NULL,
+                key_hash text NOT NULL,
+                request_hash text NOT NULL,
+                action_type text NOT NULL,
+                name text,
+                text text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (thread_id, action_id, scope),
+                FOREIGN KEY (thread_id, action_id) REFERENCES {s}.actions (thread_id, action_id)
+                    ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS reuse_entries_exact_idx "
+            "ON {s}.reuse_entries (scope, request_hash)",
+            "CREATE INDEX IF NOT EXISTS reuse_entries_key_idx "
+            "ON {s}.reuse_entries (scope, key_hash)",
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
@@ -492,7 +523,16 @@ def _vector_ddl(schema: str, dims: int) -> tuple[sql.Composable, sql.Composable,
 
 
 def _plan_vector(schema: str, dims: int) -> Plan[None]:
-    extension, column, index = _vector_ddl(schema, dims)
+    yield from _plan_vector_step(schema, _vector_ddl(schema, dims), VECTOR_INDEX, VECTOR_CLAIM)
+
+
+def _plan_vector_step(
+    schema: str,
+    ddl: tuple[sql.Composable, sql.Composable, sql.Composable],
+    index_name: str,
+    claim: int,
+) -> Plan[None]:
+    extension, column, index = ddl
     # One database-wide key: CREATE EXTENSION from two schemas at once would race.
     key = "langgraph_actionckpt:vector"
     yield from plan_lock(key)
@@ -500,14 +540,65 @@ def _plan_vector(schema: str, dims: int) -> Plan[None]:
     yield Op(column)
     yield from plan_unlock(key)
     while True:
-        row = yield Op(_INDEX_STATE, (schema, VECTOR_INDEX), "one")
+        row = yield Op(_INDEX_STATE, (schema, index_name), "one")
         if row is not None and row[0]:
             return
-        if (yield from plan_claim(schema, VECTOR_CLAIM)):
+        if (yield from plan_claim(schema, claim)):
             break
         yield Op(fetch="sleep", params=(_POLL,))
-    yield from plan_build_index(schema, VECTOR_INDEX, index)
-    yield from plan_release_claim(schema, VECTOR_CLAIM)
+    yield from plan_build_index(schema, index_name, index)
+    yield from plan_release_claim(schema, claim)
+
+
+REUSE_VECTOR_INDEX = "reuse_entries_embedding_hnsw_idx"
+"""The HNSW index of the reuse layer's optional vector step."""
+
+REUSE_VECTOR_CLAIM = -1_000_007
+"""Claim id of the reuse vector step's index build."""
+
+
+def _reuse_vector_ddl(
+    schema: str, dims: int
+) -> tuple[sql.Composable, sql.Composable, sql.Composable]:
+    extension = sql.SQL("CREATE EXTENSION IF NOT EXISTS vector")
+    column = q(
+        schema,
+        "ALTER TABLE {s}.reuse_entries ADD COLUMN IF NOT EXISTS embedding vector({d})",
+        d=sql.Literal(int(dims)),
+    )
+    index = q(
+        schema,
+        "CREATE INDEX CONCURRENTLY IF NOT EXISTS {i} ON {s}.reuse_entries "
+        "USING hnsw (embedding vector_cosine_ops)",
+        i=sql.Identifier(REUSE_VECTOR_INDEX),
+    )
+    return extension, column, index
+
+
+def plan_reuse_vector_state(schema: str) -> Plan[VectorState]:
+    """:class:`VectorState` of ``reuse_entries.embedding`` (no lock, no change)."""
+    state = yield from plan_vector_state(schema)
+    dims = yield Op(
+        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(%s) "
+        "AND attname = 'embedding' AND NOT attisdropped",
+        (regclass(schema, "reuse_entries"),),
+        "one",
+    )
+    column = None if dims is None else (int(dims[0]) if dims[0] and dims[0] > 0 else 0)
+    return VectorState(state.available, state.extension_version, column, state.server_version)
+
+
+def plan_reuse_vector(schema: str, dims: int) -> Plan[None]:
+    """The reuse layer's optional vector step: ``reuse_entries.embedding`` and its HNSW index.
+
+    Like the action log's vector step (see :func:`plan_migrate`): not numbered,
+    since it needs pgvector and a dimension only the embedding model knows; safe
+    from many processes at once. Migrates the schema first.
+    """
+    yield from plan_migrate(schema)
+    yield from _plan_vector_step(
+        schema, _reuse_vector_ddl(schema, dims), REUSE_VECTOR_INDEX, REUSE_VECTOR_CLAIM
+    )
 
 
 # ---------------------------------------------------------------------- print

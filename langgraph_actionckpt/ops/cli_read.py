@@ -171,8 +171,24 @@ def stats(s: Settings) -> None:
     """Row counts and sizes per table, actions per type and status, oldest/newest."""
     from langgraph_actionckpt.ops import reports
 
-    st = read(s, reports.stats)
-    if printed(s, st.to_dict):
+    def query(conn: Any, schema: str) -> tuple[reports.TableStats, list[Any]]:
+        from langgraph_actionckpt.db.driver import SyncDriver
+        from langgraph_actionckpt.reuse.plans import plan_reuse_stats
+
+        reuse = SyncDriver(conn).run(lambda: plan_reuse_stats(schema))
+        return reports.stats(conn, schema), reuse
+
+    st, reuse = read(s, query)
+
+    def doc() -> dict[str, Any]:
+        data = st.to_dict()
+        data["reuse"] = [
+            {"action_type": t, "outcome": o, "actions": n, "tokens_saved": tot}
+            for t, o, n, _, _, tot in reuse
+        ]
+        return data
+
+    if printed(s, doc):
         return
     title = f"schema {st.schema} (version {st.schema_version})"
     columns = ("table", "rows", "total", "table", "indexes")
@@ -195,6 +211,13 @@ def stats(s: Settings) -> None:
         for status, n in by_status.items():
             a.add_row(escape(typ), fmt_status(status), str(n))
     OUT.print(a)
+    if reuse:
+        title = "reuse by meaning: hits (exact, semantic) and misses"
+        saved = ("actions", "input saved", "output saved", "tokens saved")
+        r = new_table(title, ("type", "outcome", *saved), right=saved)
+        for typ, outcome, n, tin, tout, tot in reuse:
+            r.add_row(escape(typ), outcome, str(n), str(tin), str(tout), str(tot))
+        OUT.print(r)
 
 
 EMBEDDING_SHORTHANDS = {

@@ -242,6 +242,18 @@ class Metrics:
             ["action_type"],
             registry=self.registry,
         )
+        self.reuse_lookups = Counter(
+            "actionckpt_reuse_lookups",
+            "Reuse-by-meaning lookups, by action type and outcome (hit, miss).",
+            ["action_type", "outcome"],
+            registry=self.registry,
+        )
+        self.reuse_tokens_saved = Counter(
+            "actionckpt_reuse_tokens_saved",
+            "Tokens not spent because a result was reused from another thread.",
+            ["action_type"],
+            registry=self.registry,
+        )
         self._collector: _InflightCollector | None = None
         if conn_factory is not None:
             self._collector = _InflightCollector(conn_factory, validate_schema(schema))
@@ -279,6 +291,12 @@ class Metrics:
     def observe_replay(self, action_type: str) -> None:
         """Count an action served from the log."""
         self.replays.labels(action_type).inc()
+
+    def observe_reuse(self, action_type: str, outcome: str, tokens_saved: int = 0) -> None:
+        """Count a reuse lookup (``hit`` or ``miss``) and the tokens a hit saved."""
+        self.reuse_lookups.labels(action_type, outcome).inc()
+        if tokens_saved:
+            self.reuse_tokens_saved.labels(action_type).inc(tokens_saved)
 
     @contextmanager
     def time_write(self) -> Iterator[None]:

@@ -50,6 +50,7 @@ from langgraph_actionckpt.replay.tools import (
     tool_fields,
     tool_is_idempotent,
     tool_request,
+    tool_reuse_key,
 )
 
 
@@ -66,7 +67,13 @@ class AsyncReplayCache(ReplayCacheCore):
             return await self.inner.alookup(prompt, llm_string) if self.inner else None
         name, request, logged = self._action(prompt, llm_string)
         decided = await log.begin(
-            scope, "llm_completion", name, request, idempotent=True, input=logged
+            scope,
+            "llm_completion",
+            name,
+            request,
+            idempotent=True,
+            input=logged,
+            reusable=llm_string,
         )
         return self._decided(decided, scope)
 
@@ -133,7 +140,13 @@ async def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -
         return await orig_arun(self, tool_input, *args, **kwargs)
     request = tool_request(self, tool_input)
     decided = await log.begin(
-        scope, "tool_call", self.name, request, idempotent=tool_is_idempotent(self), input=request
+        scope,
+        "tool_call",
+        self.name,
+        request,
+        idempotent=tool_is_idempotent(self),
+        input=request,
+        reusable=tool_reuse_key(self),
     )
     run_id = run_id_of(kwargs)
     if isinstance(decided, ActionRecord):
@@ -155,6 +168,7 @@ async def call_action(
     idempotent: bool,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
+    reusable: bool = False,
 ) -> Any:
     """Call an ``@action`` function inside our graphs: serve its logged result, or run it."""
     scope = task_scope()
@@ -162,7 +176,13 @@ async def call_action(
         return await fn(*args, **kwargs)
     request = {"args": list(args), "kwargs": kwargs}
     decided = await log.begin(
-        scope, "function", name, request, idempotent=idempotent, input=request
+        scope,
+        "function",
+        name,
+        request,
+        idempotent=idempotent,
+        input=request,
+        reusable=() if reusable else None,
     )
     if isinstance(decided, ActionRecord):
         return decided.output

@@ -52,6 +52,7 @@ from langgraph_actionckpt.replay.tools import (
     tool_fields,
     tool_is_idempotent,
     tool_request,
+    tool_reuse_key,
 )
 
 
@@ -67,7 +68,15 @@ class SyncReplayCache(ReplayCacheCore):
         if scope is None or replaying.get():
             return self.inner.lookup(prompt, llm_string) if self.inner else None
         name, request, logged = self._action(prompt, llm_string)
-        decided = log.begin(scope, "llm_completion", name, request, idempotent=True, input=logged)
+        decided = log.begin(
+            scope,
+            "llm_completion",
+            name,
+            request,
+            idempotent=True,
+            input=logged,
+            reusable=llm_string,
+        )
         return self._decided(decided, scope)
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
@@ -131,7 +140,13 @@ def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
         return orig_run(self, tool_input, *args, **kwargs)
     request = tool_request(self, tool_input)
     decided = log.begin(
-        scope, "tool_call", self.name, request, idempotent=tool_is_idempotent(self), input=request
+        scope,
+        "tool_call",
+        self.name,
+        request,
+        idempotent=tool_is_idempotent(self),
+        input=request,
+        reusable=tool_reuse_key(self),
     )
     run_id = run_id_of(kwargs)
     if isinstance(decided, ActionRecord):
@@ -153,13 +168,22 @@ def call_action(
     idempotent: bool,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
+    reusable: bool = False,
 ) -> Any:
     """Call an ``@action`` function inside our graphs: serve its logged result, or run it."""
     scope = task_scope()
     if scope is None or replaying.get():
         return fn(*args, **kwargs)
     request = {"args": list(args), "kwargs": kwargs}
-    decided = log.begin(scope, "function", name, request, idempotent=idempotent, input=request)
+    decided = log.begin(
+        scope,
+        "function",
+        name,
+        request,
+        idempotent=idempotent,
+        input=request,
+        reusable=() if reusable else None,
+    )
     if isinstance(decided, ActionRecord):
         return decided.output
     return _run_live(decided, functools.partial(fn, *args, **kwargs), _no_fields)

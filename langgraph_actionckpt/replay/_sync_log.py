@@ -32,7 +32,14 @@ logger = logging.getLogger("langgraph_actionckpt")
 
 
 def begin(
-    scope: TaskScope, kind: str, name: str, request: Any, *, idempotent: bool, input: Any
+    scope: TaskScope,
+    kind: str,
+    name: str,
+    request: Any,
+    *,
+    idempotent: bool,
+    input: Any,
+    reusable: Any = None,
 ) -> ActionRecord | Live:
     """Look the action up; return the logged record to serve, or a :class:`Live` to run.
 
@@ -40,6 +47,12 @@ def begin(
     idempotent one's is queued. Before the first live action of a task the
     checkpoint the task was prepared from is made durable (the barrier that
     keeps task ids stable under ``durability="async"``).
+
+    When the task's own log has no result and the run has a reuse policy
+    (:mod:`langgraph_actionckpt.reuse`), an idempotent action that is
+    ``reusable`` (what must match besides the request: the LLM string, the tool
+    schema; None: never reused) is looked up among other threads' results; a
+    hit is returned as a new row of this thread that names its source.
     """
     if not scope.counters.get(LEASED):
         # Before the task's rows are read: another worker may be writing them.
@@ -48,10 +61,28 @@ def begin(
     h = stable_hash([kind, name, request])
     action_id = scope.action_id(kind, name, h)
     rows = _rows_of_task(scope)
+    old = rows.get(action_id)
     decided = decide(scope, rows, action_id, kind, name, idempotent, h, input)
     if isinstance(decided, ActionRecord):
         served(scope, decided)
         return decided
+    policy = scope.reuse
+    # only an action's first attempt: a retry (the node failed, perhaps because of
+    # that answer) or a re-run of a failed action asks the model or tool itself
+    first = decided.record.attempt == 1
+    if old is not None and isinstance(old.meta, dict) and "reused_from" in old.meta:
+        # the live row replaces a reused one: say so (the meta upsert keeps non-null values)
+        decided.record.meta = {"reuse_replaced": old.meta["reused_from"]}
+    if policy is not None and reusable is not None and idempotent and first:
+        ticket = policy.ticket(kind, name, request, reusable, h)
+        if ticket is not None:
+            hit = policy.reuse_lookup(scope, decided.record, ticket)
+            if hit is not None:
+                rows[action_id] = hit
+                _barrier(scope)
+                scope.saver.writer.enqueue(hit)
+                return cast(ActionRecord, hit)
+            decided.reuse = ticket
     _barrier(scope)
     if idempotent:
         scope.saver.writer.enqueue(decided.record)
@@ -61,8 +92,14 @@ def begin(
 
 
 def complete(live: Live, output: Any, **fields: Any) -> None:
-    """Log a live action's result durably (replay will serve it)."""
-    live.scope.saver.writer.write_now(finish(live, output, None, **fields))
+    """Log a live action's result durably (replay will serve it), then offer it for reuse."""
+    record = finish(live, output, None, **fields)
+    live.scope.saver.writer.write_now(record)
+    if live.reuse is not None and live.scope.reuse is not None:
+        try:
+            live.scope.reuse.reuse_store(live.scope, record, live.reuse)
+        except Exception as exc:  # noqa: BLE001 - a lost entry costs a future miss, not this call
+            logger.warning("could not store %s for reuse: %s", record.action_id, exc)
 
 
 def fail(live: Live, error: BaseException) -> None:

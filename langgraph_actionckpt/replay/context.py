@@ -42,6 +42,8 @@ class TaskScope:
         run_id: The run id, when the caller gave one.
         agent_id: The (sub)graph path, or ``metadata["agent_id"]`` when the caller set one.
         counters: Occurrence counters shared by everything in this execution of the task.
+        reuse: The reuse policy of this run (``configurable["actionckpt_reuse"]``,
+            else the saver's ``reuse=``), or None.
     """
 
     saver: ActionSaverLike
@@ -58,6 +60,7 @@ class TaskScope:
     run_id: str | None
     agent_id: str
     counters: dict[Any, Any]
+    reuse: Any = None
 
     def next_occurrence(self, key: Any) -> int:
         """The n-th time this request is made in this execution (0-based)."""
@@ -164,7 +167,16 @@ def task_scope(saver: ActionSaverLike | None = None) -> TaskScope | None:
         run_id=str(info.run_id) if info.run_id else _str(metadata.get("run_id")),
         agent_id=agent_id_for(graph_ns, metadata),
         counters=_execution_counters(conf, attempt),
+        reuse=_reuse_policy(conf, checkpointer),
     )
+
+
+def _reuse_policy(conf: dict[str, Any], saver: ActionSaverLike) -> Any:
+    """The run's reuse policy: ``configurable["actionckpt_reuse"]`` (False: none) or the saver's."""
+    policy = conf.get("actionckpt_reuse")
+    if policy is None:
+        policy = getattr(saver, "reuse", None)
+    return policy or None
 
 
 _exit_warned = False

@@ -33,13 +33,18 @@ def now() -> datetime:
 
 
 class Live:
-    """A live (executing) action: its record, and when it started."""
+    """A live (executing) action: its record, when it started, and its reuse ticket.
 
-    __slots__ = ("record", "scope", "t0")
+    ``reuse`` is set when the run's reuse policy looked the action up and found
+    nothing: the completed result is then offered to the policy for others.
+    """
+
+    __slots__ = ("record", "reuse", "scope", "t0")
 
     def __init__(self, scope: TaskScope, record: ActionRecord) -> None:
         self.scope = scope
         self.record = record
+        self.reuse: Any = None
         self.t0 = time.perf_counter()
 
 

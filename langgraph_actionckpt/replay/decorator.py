@@ -7,6 +7,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
+from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.replay import _async_calls, _sync_calls
 from langgraph_actionckpt.replay.context import current_action_var
 
@@ -20,12 +21,16 @@ def action(func: Callable[P, R]) -> Callable[P, R]: ...
 
 @overload
 def action(
-    *, idempotent: bool = True, name: str | None = None
+    *, idempotent: bool = True, name: str | None = None, reusable: bool = False
 ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
 
 def action(
-    func: Callable[P, R] | None = None, *, idempotent: bool = True, name: str | None = None
+    func: Callable[P, R] | None = None,
+    *,
+    idempotent: bool = True,
+    name: str | None = None,
+    reusable: bool = False,
 ) -> Any:
     """Record and replay a plain function or coroutine as one action.
 
@@ -42,6 +47,13 @@ def action(
             call, and a call caught in flight by a crash is not executed again
             but raises :class:`~langgraph_actionckpt.InFlightActionError`.
         name: Action name (default: the function's qualified name).
+        reusable: Its result depends on its arguments only, so a run with a
+            reuse policy (:mod:`langgraph_actionckpt.reuse`) may serve another
+            thread's result for the same (or, semantically, equivalent)
+            arguments. Not allowed with ``idempotent=False``.
+
+    Raises:
+        ConfigurationError: ``reusable=True`` with ``idempotent=False``.
 
     Example::
 
@@ -49,6 +61,9 @@ def action(
         def send_email(to: str, body: str) -> str:
             return smtp.send(to, body, idempotency_key=current_action())
     """
+
+    if reusable and not idempotent:
+        raise ConfigurationError("a non-idempotent action is never reused: drop reusable=True")
 
     def wrap(fn: Callable[P, R]) -> Callable[P, R]:
         action_name: str = name or str(
@@ -58,13 +73,17 @@ def action(
 
             @functools.wraps(fn)
             async def arun(*args: P.args, **kwargs: P.kwargs) -> Any:
-                return await _async_calls.call_action(fn, action_name, idempotent, args, kwargs)
+                return await _async_calls.call_action(
+                    fn, action_name, idempotent, args, kwargs, reusable
+                )
 
             return cast(Callable[P, R], arun)
 
         @functools.wraps(fn)
         def run(*args: P.args, **kwargs: P.kwargs) -> R:
-            return cast(R, _sync_calls.call_action(fn, action_name, idempotent, args, kwargs))
+            return cast(
+                R, _sync_calls.call_action(fn, action_name, idempotent, args, kwargs, reusable)
+            )
 
         return run
 

@@ -29,6 +29,22 @@ def tool_is_idempotent(tool: BaseTool) -> bool:
     return bool(meta.get("idempotent", True))
 
 
+def tool_reuse_key(tool: BaseTool) -> Any:
+    """What another thread's call must share to be reused: the tool's argument schema.
+
+    None unless the tool declares ``metadata={"reusable": True}`` (and is
+    idempotent): a tool's answer may depend on the moment or the caller (the
+    time, an account's balance), which its arguments do not show.
+    """
+    meta = tool.metadata or {}
+    if not meta.get("reusable") or not tool_is_idempotent(tool):
+        return None
+    try:
+        return {"description": tool.description, "args": tool.args}
+    except Exception:  # noqa: BLE001 - a tool without a readable schema is keyed by name
+        return {"description": tool.description}
+
+
 def tool_request(tool: BaseTool, tool_input: Any) -> Any:
     """What identifies a tool call: its input without injected arguments (state, runtime)."""
     if isinstance(tool_input, dict):

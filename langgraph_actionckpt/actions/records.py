@@ -214,10 +214,12 @@ def _update_expr(column: str) -> sql.Composable:
     if column == "meta":  # a resumed node keeps when it first started and when it resumed
         # Objects merge (a later write's keys win): a callback's row joined to a
         # served action keeps what was noted before (``resolution``, ``forked_from``).
+        # A new attempt starts over (a live retry's row drops ``reused_from``).
         return sql.SQL(
             "meta = CASE WHEN " + _RESUMED + " THEN COALESCE(EXCLUDED.meta, a.meta, '{}') "
             "|| jsonb_build_object('resumed_at', EXCLUDED.started_at, 'first_started_at', "
             "COALESCE(a.meta -> 'first_started_at', to_jsonb(a.started_at))) "
+            "WHEN EXCLUDED.attempt > a.attempt THEN COALESCE(EXCLUDED.meta, a.meta) "
             "WHEN jsonb_typeof(a.meta) = 'object' AND jsonb_typeof(EXCLUDED.meta) = 'object' "
             "THEN a.meta || EXCLUDED.meta "
             "ELSE COALESCE(EXCLUDED.meta, a.meta) END"

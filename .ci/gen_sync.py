@@ -34,6 +34,7 @@ PAIRS: list[tuple[str, str]] = [
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
     ("actions/writer_async.py", "actions/writer_sync.py"),
     ("actions/handler_async.py", "actions/handler_sync.py"),
+    ("service/_async_remote.py", "service/_sync_remote.py"),
 ]
 
 # Project names that unasync's rules do not map by themselves.
@@ -90,6 +91,10 @@ REPLACEMENTS: dict[str, str] = {
     # actions/: the lease functions the handler calls
     "aacquire": "acquire",
     "arelease": "release",
+    "AsyncRemoteIO": "SyncRemoteIO",
+    "AsyncChannels": "SyncChannels",
+    "aacquire_lease": "acquire_lease",
+    "arelease_lease": "release_lease",
 }
 
 HEADER = (

@@ -36,6 +36,7 @@ from langgraph_actionckpt.service.wire import (
     from_json_bytes,
     record_from_json,
     record_to_json,
+    remote_error,
 )
 
 __all__ = ["CheckpointServicer", "NotFound"]
@@ -191,7 +192,7 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             if not request.config.checkpoint_id:
                 raise ValueError("put_writes needs a checkpoint_id")
             config = _with_run_config(wire, wire.config(request.config), request.run_config)
-            writes = [(w.channel, _write_value(wire, w)) for w in request.writes]
+            writes = [(w.channel, _write_value(w)) for w in request.writes]
             await saver.aput_writes(config, writes, request.task_id, request.task_path)
             return pb.Empty()
 
@@ -429,15 +430,13 @@ def _with_run_config(wire: Wire, config: Any, msg: pb.Typed) -> Any:
     return config
 
 
-def _write_value(wire: Wire, write: pb.Write) -> Any:
-    """A write's value as given; an error is decoded (the action rows name its type)."""
+def _write_value(write: pb.Write) -> Any:
+    """A write's value as given (an error's stand-in names its class, see ``remote_error``)."""
     check_type(write.value.type)
+    raw = Raw(write.value.type, write.value.data)
     if write.channel == ERROR:
-        try:
-            return wire.value(write.value)
-        except Exception:  # noqa: BLE001 - an undecodable error is stored as given
-            pass
-    return Raw(write.value.type, write.value.data)
+        return remote_error(write.error_type or "Exception", write.error_message, raw)
+    return raw
 
 
 async def _existing(saver: AsyncActionSaver, thread_id: str, action_id: str) -> Any:

@@ -19,6 +19,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.db import encoding
+from langgraph_actionckpt.errors import InFlightActionError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Wire",
     "record_from_json",
     "record_to_json",
+    "remote_error",
 ]
 
 PROTOCOL_VERSION = 1
@@ -52,6 +54,39 @@ class Raw:
         self.data = data
 
 
+_ERROR_CLASSES: dict[str, type[Exception]] = {}
+
+
+class _RemoteInFlight(InFlightActionError):
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+
+
+_RemoteInFlight.__name__ = _RemoteInFlight.__qualname__ = "InFlightActionError"
+
+
+def remote_error(name: str, message: str, raw: Raw) -> Exception:
+    """A stand-in for a client's exception: its class name and message, its bytes as given.
+
+    The action log records the name and message of a task's error, and an
+    ``InFlightActionError`` asks for a resolution instead of marking the last
+    LLM answer stale; the stored value is the client's serialized one.
+    """
+    if not name.isidentifier():
+        name = "Exception"
+    if name == "InFlightActionError":
+        error: Exception = _RemoteInFlight(message)
+    else:
+        cls = _ERROR_CLASSES.get(name)
+        if cls is None:
+            if len(_ERROR_CLASSES) > 1000:
+                _ERROR_CLASSES.clear()
+            cls = _ERROR_CLASSES[name] = type(name, (Exception,), {})
+        error = cls(message)
+    error._actionckpt_raw = raw  # type: ignore[attr-defined]
+    return error
+
+
 class PassThroughSerde:
     """The server's serializer: :class:`Raw` values are stored as given, the rest strictly."""
 
@@ -62,6 +97,9 @@ class PassThroughSerde:
         """``obj``'s stored form (a :class:`Raw` one unchanged)."""
         if isinstance(obj, Raw):
             return obj.type, obj.data
+        raw = getattr(obj, "_actionckpt_raw", None)
+        if isinstance(raw, Raw):
+            return raw.type, raw.data
         return self.inner.dumps_typed(obj)
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
@@ -210,7 +248,14 @@ class Wire:
 
     def writes_msg(self, writes: Sequence[builtins.tuple[str, Any]]) -> builtins.list[pb.Write]:
         """A task's writes as messages."""
-        return [pb.Write(channel=str(c), value=self.typed(v)) for c, v in writes]
+        out = []
+        for channel, value in writes:
+            msg = pb.Write(channel=str(channel), value=self.typed(value))
+            if isinstance(value, BaseException):
+                msg.error_type = type(value).__name__
+                msg.error_message = str(value)
+            out.append(msg)
+        return out
 
 
 def check_type(type_: str) -> None:

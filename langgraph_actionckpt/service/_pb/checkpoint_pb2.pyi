@@ -139,12 +139,16 @@ class PutResponse(_message.Message):
     def __init__(self, config: _Optional[_Union[Config, _Mapping]] = ...) -> None: ...
 
 class Write(_message.Message):
-    __slots__ = ("channel", "value")
+    __slots__ = ("channel", "value", "error_type", "error_message")
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     channel: str
     value: Typed
-    def __init__(self, channel: _Optional[str] = ..., value: _Optional[_Union[Typed, _Mapping]] = ...) -> None: ...
+    error_type: str
+    error_message: str
+    def __init__(self, channel: _Optional[str] = ..., value: _Optional[_Union[Typed, _Mapping]] = ..., error_type: _Optional[str] = ..., error_message: _Optional[str] = ...) -> None: ...
 
 class PutWritesRequest(_message.Message):
     __slots__ = ("config", "writes", "task_id", "task_path", "fence", "run_config")

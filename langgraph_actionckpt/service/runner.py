@@ -206,6 +206,9 @@ class _Savers:
                     serde=PassThroughSerde(default_serde()),  # type: ignore[arg-type]
                     replay=False,
                     lease="off",
+                    # acknowledged means committed: a killed server loses no write
+                    defer_writes=False,
+                    group_commit=True,  # concurrent puts share a transaction
                 )
                 saver.conninfo = self.dsn
                 self.stack.push_async_callback(saver.aclose)

@@ -19,7 +19,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.db import encoding
-from langgraph_actionckpt.errors import InFlightActionError
+from langgraph_actionckpt.errors import InFlightActionError, SerializationError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 
 __all__ = [
@@ -144,11 +144,20 @@ class Wire:
 
     # ------------------------------------------------------------ values
 
-    def typed(self, value: Any) -> pb.Typed:
-        """A value as a :class:`Typed` message (a :class:`Raw` one unchanged)."""
+    def typed(self, value: Any, what: str = "a value") -> pb.Typed:
+        """A value as a :class:`Typed` message (a :class:`Raw` one unchanged).
+
+        Raises:
+            SerializationError: The serializer cannot encode it (naming ``what``).
+        """
         if isinstance(value, Raw):
             return pb.Typed(type=value.type, data=value.data)
-        type_, data = self.serde.dumps_typed(value)
+        try:
+            type_, data = self.serde.dumps_typed(value)
+        except Exception as exc:  # the serializer raises many types; add context
+            raise SerializationError(
+                f"cannot serialize {what} ({type(value).__name__}): {exc}"
+            ) from exc
         return pb.Typed(type=type_, data=data)
 
     def value(self, msg: pb.Typed) -> Any:
@@ -199,7 +208,7 @@ class Wire:
         values = checkpoint.get("channel_values") or {}
         return pb.Checkpoint(
             fields=self.typed(fields),
-            channel_values={k: self.typed(v) for k, v in values.items()},
+            channel_values={k: self.typed(v, f"channel {k!r}") for k, v in values.items()},
         )
 
     def checkpoint(self, msg: pb.Checkpoint, *, raw_values: bool = False) -> Checkpoint:
@@ -250,7 +259,7 @@ class Wire:
         """A task's writes as messages."""
         out = []
         for channel, value in writes:
-            msg = pb.Write(channel=str(channel), value=self.typed(value))
+            msg = pb.Write(channel=str(channel), value=self.typed(value, f"write to {channel!r}"))
             if isinstance(value, BaseException):
                 msg.error_type = type(value).__name__
                 msg.error_message = str(value)

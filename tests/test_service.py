@@ -81,9 +81,12 @@ def test_one_tenant_never_sees_another_tenants_threads(service: Service) -> None
 
 def test_a_token_of_another_tenant_is_refused(service: Service) -> None:
     token, name, _ = service.tenant()
-    with RemoteActionSaver.from_target(service.target, token, tenant="someone-else") as saver:
+    saver = RemoteActionSaver(service.target, token=token, tenant="someone-else")
+    try:
         with pytest.raises(ServiceError) as err:
             saver.setup()
+    finally:
+        saver.close()
     assert err.value.code == "PERMISSION_DENIED"
     assert repr(name) in str(err.value)
 

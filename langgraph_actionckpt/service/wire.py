@@ -103,7 +103,9 @@ class PassThroughSerde:
         return self.inner.dumps_typed(obj)
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        """Decode strictly (allowlisted types only)."""
+        """Decode strictly (allowlisted types only; JSON as plain JSON, nothing revived)."""
+        if data[0] == "json":
+            return orjson.loads(data[1])
         return self.inner.loads_typed(data)
 
 

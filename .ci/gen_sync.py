@@ -95,6 +95,7 @@ REPLACEMENTS: dict[str, str] = {
     "AsyncChannels": "SyncChannels",
     "aacquire_lease": "acquire_lease",
     "arelease_lease": "release_lease",
+    "aarchive_thread": "archive_thread",
 }
 
 HEADER = (

@@ -285,6 +285,18 @@ class AsyncRemoteIO(RemoteCore):
         )
         await self._call("ResolveAction", req)
 
+    async def aarchive_thread(self, thread_id: str) -> str | None:
+        """Move a thread to the service's cold tier; its URL, or None when it has no rows.
+
+        A later call naming the thread restores it first (transparently).
+
+        Raises:
+            ServiceError: ``FAILED_PRECONDITION`` when the service has no cold tier.
+        """
+        req = pb.ArchiveThreadRequest(thread_id=str(thread_id))
+        res = await self._call("ArchiveThread", req)
+        return str(res.url) if res.archived else None
+
     # ---------------------------------------------------------------- lease
 
     async def aacquire_lease(self, thread_id: str, holder: str, ttl: float = 30.0) -> int | None:

@@ -287,6 +287,18 @@ class SyncRemoteIO(RemoteCore):
         )
         self._call("ResolveAction", req)
 
+    def archive_thread(self, thread_id: str) -> str | None:
+        """Move a thread to the service's cold tier; its URL, or None when it has no rows.
+
+        A later call naming the thread restores it first (transparently).
+
+        Raises:
+            ServiceError: ``FAILED_PRECONDITION`` when the service has no cold tier.
+        """
+        req = pb.ArchiveThreadRequest(thread_id=str(thread_id))
+        res = self._call("ArchiveThread", req)
+        return str(res.url) if res.archived else None
+
     # ---------------------------------------------------------------- lease
 
     def acquire_lease(self, thread_id: str, holder: str, ttl: float = 30.0) -> int | None:

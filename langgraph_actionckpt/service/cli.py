@@ -39,6 +39,10 @@ def serve(
     grace: Annotated[
         float, typer.Option("--grace", help="Seconds in-flight calls get on shutdown")
     ] = 10.0,
+    cold_url: Annotated[
+        str | None,
+        typer.Option("--cold-url", help="fsspec URL of the cold tier (archived threads)"),
+    ] = None,
     dsn: DsnOpt = None,
     schema: SchemaOpt = None,
 ) -> None:
@@ -69,6 +73,7 @@ def serve(
         tls_key=tls_key,
         max_request_bytes=max_request_bytes,
         grace=grace,
+        cold_url=cold_url,
     )
     server = Server(options).start()
     typer.echo(f"listening on {server.target}")

@@ -53,6 +53,7 @@ class RemoteActionSaver(SyncRemoteIO):
     arecord_actions = in_thread(SyncRemoteIO.record_actions)
     aresolve_action = in_thread(SyncRemoteIO.resolve_action)
     aflush_writes = in_thread(SyncRemoteIO.flush_writes)
+    aarchive_thread = in_thread(SyncRemoteIO.archive_thread)
     aclose = in_thread(SyncRemoteIO.close)
 
 
@@ -87,6 +88,7 @@ class AsyncRemoteActionSaver(AsyncRemoteIO):
     record_actions = on_loop(AsyncRemoteIO.arecord_actions)
     resolve_action = on_loop(AsyncRemoteIO.aresolve_action)
     flush_writes = on_loop(AsyncRemoteIO.aflush_writes)
+    archive_thread = on_loop(AsyncRemoteIO.aarchive_thread)
     close = on_loop(AsyncRemoteIO.aclose)
 
 

@@ -29,6 +29,7 @@ from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.db.driver import configure_connection
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
+from langgraph_actionckpt.service.cold import ColdTier
 from langgraph_actionckpt.service.leases import LeaseTable
 from langgraph_actionckpt.service.servicer import CheckpointServicer
 from langgraph_actionckpt.service.tenants import Tenant, Tenants, load_tokens
@@ -53,6 +54,8 @@ class ServiceOptions:
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     pool_size: int = 10
     grace: float = 10.0
+    cold_url: str | None = None
+    cold_options: dict[str, Any] | None = None
 
 
 class Server:
@@ -137,7 +140,8 @@ class Server:
                     ("grpc.max_send_message_length", -1),
                 ]
             )
-            servicer = CheckpointServicer(savers.get, tenants, LeaseTable())
+            cold = ColdTier(o.cold_url, o.cold_options) if o.cold_url else None
+            servicer = CheckpointServicer(savers.get, tenants, LeaseTable(), cold)
             pb_grpc.add_CheckpointServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
             health = HealthServicer()
             health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -233,7 +237,9 @@ def serve(dsn: str | None = None, **options: Any) -> Iterator[Server]:
             (``"127.0.0.1:0"`` picks a free port), ``token_file`` (lines
             ``token tenant schema [ro]``), ``schema`` (of the open tenant when
             no token file is given), ``tls_cert``/``tls_key``,
-            ``max_request_bytes``, ``pool_size``, ``grace``.
+            ``max_request_bytes``, ``pool_size``, ``grace``, ``cold_url`` (an
+            fsspec URL: the cold tier of archived threads, restored on read)
+            and ``cold_options`` (fsspec storage options).
 
     Yields:
         The running :class:`Server`; ``server.target`` is its ``host:port``.

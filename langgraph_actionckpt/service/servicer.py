@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -24,6 +24,7 @@ from langgraph_actionckpt.aio import AsyncActionSaver
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, SerializationError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
+from langgraph_actionckpt.service.cold import ColdTier
 from langgraph_actionckpt.service.leases import LeaseTable
 from langgraph_actionckpt.service.tenants import Tenant, Tenants
 from langgraph_actionckpt.service.wire import (
@@ -63,6 +64,7 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
         savers: The saver serving a schema (made and migrated by the server on first use).
         tenants: Who a bearer token is.
         leases: The lease table.
+        cold: The cold tier (archived threads are restored before a call names them).
     """
 
     def __init__(
@@ -70,10 +72,12 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
         savers: Callable[[str], Awaitable[AsyncActionSaver]],
         tenants: Tenants,
         leases: LeaseTable,
+        cold: ColdTier | None = None,
     ) -> None:
         self.savers = savers
         self.tenants = tenants
         self.leases = leases
+        self.cold = cold
 
     # ------------------------------------------------------------ plumbing
 
@@ -112,10 +116,14 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
         context: Context,
         write: bool,
         fn: Callable[[Tenant, AsyncActionSaver, Wire], Awaitable[T]],
+        threads: Sequence[str] = (),
     ) -> T:
         try:
             tenant = self._tenant(context, write)
             saver = await self.savers(tenant.schema)
+            if self.cold is not None:
+                for thread in dict.fromkeys(t for t in threads if t):
+                    await self.cold.ensure(saver, thread)
             return await fn(tenant, saver, Wire(saver.serde.inner))  # type: ignore[attr-defined]
         except Exception as exc:
             code, message = _status(exc)
@@ -156,7 +164,7 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
                 return pb.GetTupleResponse()
             return pb.GetTupleResponse(tuple=wire.tuple_msg(tup))
 
-        return await self._call(context, False, fn)
+        return await self._call(context, False, fn, (request.config.thread_id,))
 
     async def List(self, request: pb.ListRequest, context: Context) -> AsyncIterator[Any]:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> list[Any]:
@@ -169,7 +177,9 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
                 async for t in saver.alist(config, filter=flt, before=before, limit=limit)
             ]
 
-        for item in await self._call(context, False, fn):
+        for item in await self._call(
+            context, False, fn, (request.config.thread_id if request.HasField("config") else "",)
+        ):
             yield item
 
     async def Put(self, request: pb.PutRequest, context: Context) -> Any:
@@ -183,7 +193,7 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             out = await saver.aput(config, checkpoint, metadata, versions)  # type: ignore[arg-type]
             return pb.PutResponse(config=wire.config_msg(out))
 
-        return await self._call(context, True, fn)
+        return await self._call(context, True, fn, (request.config.thread_id,))
 
     async def PutWrites(self, request: pb.PutWritesRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -196,14 +206,14 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             await saver.aput_writes(config, writes, request.task_id, request.task_path)
             return pb.Empty()
 
-        return await self._call(context, True, fn)
+        return await self._call(context, True, fn, (request.config.thread_id,))
 
     async def DeleteThread(self, request: pb.DeleteThreadRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             await saver.adelete_thread(_required(request.thread_id, "thread_id"))
             return pb.Empty()
 
-        return await self._call(context, True, fn)
+        return await self._call(context, True, fn, (request.thread_id,))
 
     async def DeleteForRuns(self, request: pb.DeleteForRunsRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -220,7 +230,15 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             )
             return pb.Empty()
 
-        return await self._call(context, True, fn)
+        return await self._call(
+            context,
+            True,
+            fn,
+            (
+                request.source_thread_id,
+                request.target_thread_id,
+            ),
+        )
 
     async def Prune(self, request: pb.PruneRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -230,7 +248,7 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             await saver.aprune(list(request.thread_ids), strategy=strategy)
             return pb.Empty()
 
-        return await self._call(context, True, fn)
+        return await self._call(context, True, fn, (*request.thread_ids,))
 
     async def WaitDurable(self, request: pb.WaitDurableRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -272,7 +290,7 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             await saver.arecord_actions([record])
             return pb.Empty()
 
-        return await self._call(context, True, fn)
+        return await self._call(context, True, fn, (request.thread_id,))
 
     async def FailAction(self, request: pb.FailActionRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -283,7 +301,7 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             await saver.arecord_actions([record])
             return pb.Empty()
 
-        return await self._call(context, True, fn)
+        return await self._call(context, True, fn, (request.thread_id,))
 
     async def ListActions(self, request: pb.ListActionsRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -305,21 +323,23 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             )
             return pb.ActionsResponse(records=[record_to_json(x) for x in rows])
 
-        return await self._call(context, False, fn)
+        return await self._call(
+            context, False, fn, (request.thread_id if request.HasField("thread_id") else "",)
+        )
 
     async def GetAction(self, request: pb.GetActionRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             rec = await saver.aget_action(request.thread_id, request.action_id)
             return pb.ActionResponse(record=record_to_json(rec)) if rec else pb.ActionResponse()
 
-        return await self._call(context, False, fn)
+        return await self._call(context, False, fn, (request.thread_id,))
 
     async def LastAction(self, request: pb.LastActionRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             rec = await saver.alast_action(request.thread_id, status=list(request.statuses) or None)
             return pb.ActionResponse(record=record_to_json(rec)) if rec else pb.ActionResponse()
 
-        return await self._call(context, False, fn)
+        return await self._call(context, False, fn, (request.thread_id,))
 
     async def ResolveAction(self, request: pb.ResolveActionRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -333,6 +353,21 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
                 note=request.note if request.HasField("note") else None,
             )
             return pb.Empty()
+
+        return await self._call(context, True, fn, (request.thread_id,))
+
+    # ------------------------------------------------------------ cold tier
+
+    async def ArchiveThread(self, request: pb.ArchiveThreadRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            thread = _required(request.thread_id, "thread_id")
+            if self.cold is None:
+                raise _Refused(
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    "this service has no cold tier (start it with --cold-url)",
+                )
+            url = await self.cold.archive(saver, thread)
+            return pb.ArchiveThreadResponse(archived=url is not None, url=url or "")
 
         return await self._call(context, True, fn)
 

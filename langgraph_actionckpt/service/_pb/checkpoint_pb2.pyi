@@ -306,6 +306,20 @@ class ResolveActionRequest(_message.Message):
     note: str
     def __init__(self, thread_id: _Optional[str] = ..., action_id: _Optional[str] = ..., output_json: _Optional[bytes] = ..., retry: _Optional[bool] = ..., note: _Optional[str] = ...) -> None: ...
 
+class ArchiveThreadRequest(_message.Message):
+    __slots__ = ("thread_id",)
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    thread_id: str
+    def __init__(self, thread_id: _Optional[str] = ...) -> None: ...
+
+class ArchiveThreadResponse(_message.Message):
+    __slots__ = ("archived", "url")
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    archived: bool
+    url: str
+    def __init__(self, archived: _Optional[bool] = ..., url: _Optional[str] = ...) -> None: ...
+
 class AcquireLeaseRequest(_message.Message):
     __slots__ = ("thread_id", "holder", "ttl_seconds")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]

@@ -125,6 +125,11 @@ class CheckpointServiceStub:
                 request_serializer=actionckpt_dot_v1_dot_checkpoint__pb2.ResolveActionRequest.SerializeToString,
                 response_deserializer=actionckpt_dot_v1_dot_checkpoint__pb2.Empty.FromString,
                 _registered_method=True)
+        self.ArchiveThread = channel.unary_unary(
+                '/actionckpt.v1.CheckpointService/ArchiveThread',
+                request_serializer=actionckpt_dot_v1_dot_checkpoint__pb2.ArchiveThreadRequest.SerializeToString,
+                response_deserializer=actionckpt_dot_v1_dot_checkpoint__pb2.ArchiveThreadResponse.FromString,
+                _registered_method=True)
         self.AcquireLease = channel.unary_unary(
                 '/actionckpt.v1.CheckpointService/AcquireLease',
                 request_serializer=actionckpt_dot_v1_dot_checkpoint__pb2.AcquireLeaseRequest.SerializeToString,
@@ -253,6 +258,12 @@ class CheckpointServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ArchiveThread(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AcquireLease(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -363,6 +374,11 @@ def add_CheckpointServiceServicer_to_server(servicer, server):
                     servicer.ResolveAction,
                     request_deserializer=actionckpt_dot_v1_dot_checkpoint__pb2.ResolveActionRequest.FromString,
                     response_serializer=actionckpt_dot_v1_dot_checkpoint__pb2.Empty.SerializeToString,
+            ),
+            'ArchiveThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.ArchiveThread,
+                    request_deserializer=actionckpt_dot_v1_dot_checkpoint__pb2.ArchiveThreadRequest.FromString,
+                    response_serializer=actionckpt_dot_v1_dot_checkpoint__pb2.ArchiveThreadResponse.SerializeToString,
             ),
             'AcquireLease': grpc.unary_unary_rpc_method_handler(
                     servicer.AcquireLease,
@@ -866,6 +882,33 @@ class CheckpointService:
             '/actionckpt.v1.CheckpointService/ResolveAction',
             actionckpt_dot_v1_dot_checkpoint__pb2.ResolveActionRequest.SerializeToString,
             actionckpt_dot_v1_dot_checkpoint__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ArchiveThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/actionckpt.v1.CheckpointService/ArchiveThread',
+            actionckpt_dot_v1_dot_checkpoint__pb2.ArchiveThreadRequest.SerializeToString,
+            actionckpt_dot_v1_dot_checkpoint__pb2.ArchiveThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,7 +1,8 @@
 """The replay, parity and saver suites again, with the remote savers as ``saver``/``asaver``.
 
-The test functions are those of ``test_replay.py``, ``test_langgraph_parity.py``
-and ``test_saver.py`` that use only the ``saver``/``asaver`` fixtures; here those
+The test functions are those of ``test_replay.py``, ``test_langgraph_parity.py``,
+``test_saver.py``, ``test_serde_allowlist.py`` and ``test_functional_allowlist.py``
+that use only the ``saver``/``asaver`` fixtures; here those
 fixtures are a :class:`RemoteActionSaver` / :class:`AsyncRemoteActionSaver` of
 a fresh tenant of a checkpoint service (the tests that reach into the database
 or take the DB-session leases stay with the direct savers).
@@ -16,6 +17,10 @@ import pytest
 from langgraph_actionckpt import AsyncRemoteActionSaver, RemoteActionSaver
 
 from .service_fixtures import Service, running
+from .test_functional_allowlist import (  # noqa: F401
+    test_task_result_after_interrupt_matches_inmemory,
+    test_task_result_after_interrupt_matches_inmemory_async,
+)
 from .test_langgraph_parity import (  # noqa: F401 - collected here with the fixtures below
     test_graph_features_match_inmemory_saver,
     test_graph_features_match_inmemory_saver_async,
@@ -41,6 +46,11 @@ from .test_saver import (  # noqa: F401
     test_non_serializable_value_is_a_clear_error,
     test_nul_and_surrogates_round_trip_async,
     test_nul_and_surrogates_round_trip_sync,
+)
+from .test_serde_allowlist import (  # noqa: F401
+    strict,
+    test_graph_state_types_load_back,
+    test_graph_state_types_load_back_async,
 )
 
 

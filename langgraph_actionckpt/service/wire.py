@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import orjson
+import ormsgpack
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import Checkpoint, CheckpointTuple
 from langgraph.checkpoint.serde.base import SerializerProtocol
@@ -87,6 +88,10 @@ def remote_error(name: str, message: str, raw: Raw) -> Exception:
     return error
 
 
+def _opaque_ext(code: int, data: bytes) -> ormsgpack.Ext:
+    return ormsgpack.Ext(code, data)
+
+
 class PassThroughSerde:
     """The server's serializer: :class:`Raw` values are stored as given, the rest strictly."""
 
@@ -103,9 +108,19 @@ class PassThroughSerde:
         return self.inner.dumps_typed(obj)
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        """Decode strictly (allowlisted types only; JSON as plain JSON, nothing revived)."""
-        if data[0] == "json":
-            return orjson.loads(data[1])
+        """Decode without reviving anything: msgpack extension values stay opaque.
+
+        A stored value is only ever handed back, so its objects (a graph's own
+        types, messages) are kept as ``ormsgpack.Ext`` and encoded again byte for
+        byte; the client revives them with its own allowlist. JSON is plain JSON.
+        """
+        type_, payload = data
+        if type_ == "json":
+            return orjson.loads(payload)
+        if type_ == "msgpack":
+            return ormsgpack.unpackb(
+                payload, ext_hook=_opaque_ext, option=ormsgpack.OPT_NON_STR_KEYS
+            )
         return self.inner.loads_typed(data)
 
 

@@ -57,8 +57,8 @@ class _Refused(Exception):
         self.code = code
 
 
-class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
-    """The RPCs over one saver per tenant schema.
+class _Calls(pb_grpc.CheckpointServiceServicer):
+    """Authentication, version check, cold-tier read-through and status mapping of every call.
 
     Args:
         savers: The saver serving a schema (made and migrated by the server on first use).
@@ -154,7 +154,9 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
             )
         return await self._call(context, False, fn)
 
-    # ---------------------------------------------------------- checkpoints
+
+class _CheckpointCalls(_Calls):
+    """The saver API."""
 
     async def GetTuple(self, request: pb.GetTupleRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -259,7 +261,9 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
 
         return await self._call(context, False, fn)
 
-    # ----------------------------------------------------------- action log
+
+class _ActionCalls(_Calls):
+    """The action log."""
 
     async def RecordActions(self, request: pb.RecordActionsRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -356,7 +360,12 @@ class CheckpointServicer(pb_grpc.CheckpointServiceServicer):
 
         return await self._call(context, True, fn, (request.thread_id,))
 
-    # ------------------------------------------------------------ cold tier
+
+class CheckpointServicer(_CheckpointCalls, _ActionCalls):
+    """The RPCs over one saver per tenant schema (see :class:`_Calls` for the arguments).
+
+    This class adds the cold tier's ``ArchiveThread`` and the lease calls.
+    """
 
     async def ArchiveThread(self, request: pb.ArchiveThreadRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:

@@ -155,6 +155,7 @@ class AsyncRemoteIO(RemoteCore):
             metadata=wire.typed(dict(metadata)),
             new_versions=wire.typed(dict(new_versions)),
             run_config=wire.typed(run_config(config)),
+            fence=self._fence(config),
         )
         res = await self._call("Put", req, config)
         self._durable.mark(checkpoint["id"])
@@ -175,6 +176,7 @@ class AsyncRemoteIO(RemoteCore):
             task_id=task_id,
             task_path=task_path,
             run_config=wire.typed(run_config(config)),
+            fence=self._fence(config),
         )
         await self._call("PutWrites", req, config)
 
@@ -312,12 +314,14 @@ class AsyncRemoteIO(RemoteCore):
         return bool(res.token)
 
     async def aclose(self) -> None:
-        """Write queued action rows, stop the writer and close the channel."""
+        """Write queued action rows, stop the writer, give leases back, close the channel."""
         try:
             await self.writer.aclose()
         except ServiceError:
             pass  # the service is gone: the rows were not acknowledged either
         finally:
+            if self.lease_keeper is not None:
+                self.lease_keeper.release_all()
             await self.channel.close()
 
 

@@ -157,6 +157,7 @@ class SyncRemoteIO(RemoteCore):
             metadata=wire.typed(dict(metadata)),
             new_versions=wire.typed(dict(new_versions)),
             run_config=wire.typed(run_config(config)),
+            fence=self._fence(config),
         )
         res = self._call("Put", req, config)
         self._durable.mark(checkpoint["id"])
@@ -177,6 +178,7 @@ class SyncRemoteIO(RemoteCore):
             task_id=task_id,
             task_path=task_path,
             run_config=wire.typed(run_config(config)),
+            fence=self._fence(config),
         )
         self._call("PutWrites", req, config)
 
@@ -314,12 +316,14 @@ class SyncRemoteIO(RemoteCore):
         return bool(res.token)
 
     def close(self) -> None:
-        """Write queued action rows, stop the writer and close the channel."""
+        """Write queued action rows, stop the writer, give leases back, close the channel."""
         try:
             self.writer.close()
         except ServiceError:
             pass  # the service is gone: the rows were not acknowledged either
         finally:
+            if self.lease_keeper is not None:
+                self.lease_keeper.release_all()
             self.channel.close()
 
 

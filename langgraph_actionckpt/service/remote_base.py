@@ -28,6 +28,7 @@ from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
 from langgraph_actionckpt.checkpoints.plans_write import next_version
 from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.errors import LeaseLostError, ServiceError
+from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service.wire import PROTOCOL_HEADER, PROTOCOL_VERSION, Wire
 
 __all__ = ["AsyncChannels", "RemoteCore", "SyncChannels", "asleep", "sleep"]
@@ -111,6 +112,12 @@ class RemoteCore(BaseCheckpointSaver[str]):
         tenant: Sent as ``actionckpt-tenant``: the server refuses a token of
             another tenant (``PERMISSION_DENIED``).
         durable_timeout: Seconds the replay barrier waits for a checkpoint.
+        metrics: A metrics sink (``None`` records nothing).
+        lease: One worker per thread through the service's lease: ``wait`` for a
+            busy thread, ``error`` on one (``ThreadBusyError``), or ``off`` (the
+            default). Held leases fence this saver's writes of their threads.
+        lease_timeout: Seconds to wait for a busy thread (``wait``).
+        lease_ttl: Seconds a lease lives without a heartbeat (renewed every third).
     """
 
     writer: Any
@@ -129,6 +136,9 @@ class RemoteCore(BaseCheckpointSaver[str]):
         tenant: str | None = None,
         durable_timeout: float = 30.0,
         metrics: MetricsSink | None = None,
+        lease: str = "off",
+        lease_timeout: float = 300.0,
+        lease_ttl: float = 10.0,
     ) -> None:
         super().__init__(serde=serde or default_serde())
         install_hooks(replay)
@@ -140,8 +150,10 @@ class RemoteCore(BaseCheckpointSaver[str]):
         self.replay = replay
         self.schema = tenant or "default"  # the lease key's namespace in this process
         self.conninfo: str | None = None  # no database connection of our own
-        self.lease_mode = "off"  # leases are the service's (AcquireLease)
-        self.lease_timeout = 0.0
+        if lease not in ("wait", "error", "off"):
+            raise ValueError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
+        self.lease_mode = lease  # taken through the service (remote_lease), never the DB's
+        self.lease_timeout = lease_timeout
         self.durable_timeout = durable_timeout
         self.metrics: MetricsSink = metrics if metrics is not None else NullMetrics()
         meta = [(PROTOCOL_HEADER, str(PROTOCOL_VERSION)), ("x-client", f"actionckpt/{__version__}")]
@@ -150,6 +162,13 @@ class RemoteCore(BaseCheckpointSaver[str]):
         if tenant:
             meta.append(("actionckpt-tenant", tenant))
         self.call_metadata = tuple(meta)
+        self.lease_keeper: Any = None
+        if lease != "off":
+            from langgraph_actionckpt.service.remote_lease import RemoteLeaseKeeper
+
+            self.lease_keeper = RemoteLeaseKeeper(
+                target, tls, self.call_metadata, mode=lease, timeout=lease_timeout, ttl=lease_ttl
+            )
         self._durable = DurabilityBarrier()
         self._allowed_types: set[tuple[str, ...]] = set()
         self._serde_lock = threading.Lock()
@@ -183,6 +202,14 @@ class RemoteCore(BaseCheckpointSaver[str]):
         """Async :meth:`wait_durable` (never blocks the event loop)."""
         return durability != "async" or await self._durable.await_(ids, self.durable_timeout)
 
+    def _fence(self, config: RunnableConfig) -> Any:
+        """The fence of a write: the held lease's token of its thread (None: no lease)."""
+        if self.lease_keeper is None:
+            return None
+        thread = str(((config.get("configurable") or {}).get("thread_id")) or "")
+        token = self.lease_keeper.token(thread)
+        return None if token is None else pb.Fence(token=token)
+
     # ------------------------------------------------------------- errors
 
     def _retry_delay(self, attempt: int) -> float:
@@ -196,7 +223,9 @@ class RemoteCore(BaseCheckpointSaver[str]):
         details = error.details() or ""
         if code == grpc.StatusCode.FAILED_PRECONDITION and "lease on thread" in details:
             conf = (config or {}).get("configurable") or {}
-            return LeaseLostError(str(conf.get("thread_id", "?")))
+            thread = str(conf.get("thread_id", "?"))
+            token = self.lease_keeper.token(thread) if self.lease_keeper is not None else None
+            return LeaseLostError(thread, token)
         name_of = code.name if code is not None else "UNKNOWN"
         return ServiceError(name_of, f"{name}: {details}", self.target)
 

@@ -169,20 +169,23 @@ class _CheckpointCalls(_Calls):
         return await self._call(context, False, fn, (request.config.thread_id,))
 
     async def List(self, request: pb.ListRequest, context: Context) -> AsyncIterator[Any]:
-        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> list[Any]:
+        """Stream the checkpoints page by page (never the whole list in memory)."""
+        thread = request.config.thread_id if request.HasField("config") else ""
+
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             config = wire.config(request.config) if request.HasField("config") else None
             before = wire.config(request.before) if request.HasField("before") else None
             flt = wire.mapping(request.filter, "filter") or None
             limit = request.limit if request.HasField("limit") else None
-            return [
-                wire.tuple_msg(t)
-                async for t in saver.alist(config, filter=flt, before=before, limit=limit)
-            ]
+            return saver.alist(config, filter=flt, before=before, limit=limit), wire
 
-        for item in await self._call(
-            context, False, fn, (request.config.thread_id if request.HasField("config") else "",)
-        ):
-            yield item
+        items, wire = await self._call(context, False, fn, (thread,))
+        try:
+            async for tup in items:
+                yield wire.tuple_msg(tup)
+        except Exception as exc:  # noqa: BLE001 - a failure mid-stream becomes a status
+            code, message = _status(exc)
+            await context.abort(code, message)
 
     async def Put(self, request: pb.PutRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:

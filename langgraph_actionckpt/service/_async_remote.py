@@ -18,6 +18,7 @@ from typing import Any, Self
 import grpc
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -99,6 +100,7 @@ class AsyncRemoteIO(RemoteCore):
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        await self._flush_held()  # reads see every write made so far
         wire = self.wire
         req = pb.GetTupleRequest(config=wire.config_msg(config))
         res = await self._call("GetTuple", req, config)
@@ -117,6 +119,7 @@ class AsyncRemoteIO(RemoteCore):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """List checkpoints newest first (a server stream)."""
+        await self._flush_held()
         wire = self.wire
         req = pb.ListRequest(
             config=wire.config_msg(config),
@@ -157,7 +160,14 @@ class AsyncRemoteIO(RemoteCore):
             run_config=wire.typed(run_config(config)),
             fence=self._fence(config),
         )
-        res = await self._call("Put", req, config)
+        key = self._key(config)
+        held = self._take_held(key)
+        req.writes.extend(held)
+        try:
+            res = await self._call("Put", req, config)
+        except BaseException:
+            self._unhold(key, held)
+            raise
         self._durable.mark(checkpoint["id"])
         return wire.config(res.config)
 
@@ -178,19 +188,26 @@ class AsyncRemoteIO(RemoteCore):
             run_config=wire.typed(run_config(config)),
             fence=self._fence(config),
         )
+        if self.defer_writes and not any(c in WRITES_IDX_MAP for c, _ in writes):
+            self._hold(self._key(config), req)  # sent with the thread's next checkpoint
+            self.writer.start()  # whose ticks send it on its own if none comes
+            return
         await self._call("PutWrites", req, config)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""
+        await self._flush_held()
         await self._call("DeleteThread", pb.DeleteThreadRequest(thread_id=str(thread_id)))
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints, writes and actions created by the given runs."""
+        await self._flush_held()
         req = pb.DeleteForRunsRequest(run_ids=[str(r) for r in run_ids])
         await self._call("DeleteForRuns", req)
 
     async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
+        await self._flush_held()
         req = pb.CopyThreadRequest(
             source_thread_id=str(source_thread_id), target_thread_id=str(target_thread_id)
         )
@@ -198,11 +215,20 @@ class AsyncRemoteIO(RemoteCore):
 
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all."""
+        await self._flush_held()
         req = pb.PruneRequest(thread_ids=[str(t) for t in thread_ids], strategy=strategy)
         await self._call("Prune", req)
 
     async def aflush_writes(self) -> None:
-        """Nothing to do: the service holds and flushes writes itself."""
+        """Send held writes now (see ``defer_writes``)."""
+        await self._flush_held()
+
+    async def _aflush_writes_on_tick(self) -> None:
+        await self._flush_held(older_than=self.writer_interval / 2)
+
+    async def _flush_held(self, older_than: float = 0.0) -> None:
+        for req in self._take_held(None, older_than):
+            await self._call("PutWrites", req)
 
     # ----------------------------------------------------------- action log
 
@@ -316,6 +342,7 @@ class AsyncRemoteIO(RemoteCore):
     async def aclose(self) -> None:
         """Write queued action rows, stop the writer, give leases back, close the channel."""
         try:
+            await self._flush_held()
             await self.writer.aclose()
         except ServiceError:
             pass  # the service is gone: the rows were not acknowledged either

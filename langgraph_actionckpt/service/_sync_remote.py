@@ -20,6 +20,7 @@ from typing import Any, Self
 import grpc
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -101,6 +102,7 @@ class SyncRemoteIO(RemoteCore):
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        self._flush_held()  # reads see every write made so far
         wire = self.wire
         req = pb.GetTupleRequest(config=wire.config_msg(config))
         res = self._call("GetTuple", req, config)
@@ -119,6 +121,7 @@ class SyncRemoteIO(RemoteCore):
         limit: int | None = None,
     ) -> Iterator[CheckpointTuple]:
         """List checkpoints newest first (a server stream)."""
+        self._flush_held()
         wire = self.wire
         req = pb.ListRequest(
             config=wire.config_msg(config),
@@ -159,7 +162,14 @@ class SyncRemoteIO(RemoteCore):
             run_config=wire.typed(run_config(config)),
             fence=self._fence(config),
         )
-        res = self._call("Put", req, config)
+        key = self._key(config)
+        held = self._take_held(key)
+        req.writes.extend(held)
+        try:
+            res = self._call("Put", req, config)
+        except BaseException:
+            self._unhold(key, held)
+            raise
         self._durable.mark(checkpoint["id"])
         return wire.config(res.config)
 
@@ -180,19 +190,26 @@ class SyncRemoteIO(RemoteCore):
             run_config=wire.typed(run_config(config)),
             fence=self._fence(config),
         )
+        if self.defer_writes and not any(c in WRITES_IDX_MAP for c, _ in writes):
+            self._hold(self._key(config), req)  # sent with the thread's next checkpoint
+            self.writer.start()  # whose ticks send it on its own if none comes
+            return
         self._call("PutWrites", req, config)
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""
+        self._flush_held()
         self._call("DeleteThread", pb.DeleteThreadRequest(thread_id=str(thread_id)))
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints, writes and actions created by the given runs."""
+        self._flush_held()
         req = pb.DeleteForRunsRequest(run_ids=[str(r) for r in run_ids])
         self._call("DeleteForRuns", req)
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
+        self._flush_held()
         req = pb.CopyThreadRequest(
             source_thread_id=str(source_thread_id), target_thread_id=str(target_thread_id)
         )
@@ -200,11 +217,20 @@ class SyncRemoteIO(RemoteCore):
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all."""
+        self._flush_held()
         req = pb.PruneRequest(thread_ids=[str(t) for t in thread_ids], strategy=strategy)
         self._call("Prune", req)
 
     def flush_writes(self) -> None:
-        """Nothing to do: the service holds and flushes writes itself."""
+        """Send held writes now (see ``defer_writes``)."""
+        self._flush_held()
+
+    def _flush_writes_on_tick(self) -> None:
+        self._flush_held(older_than=self.writer_interval / 2)
+
+    def _flush_held(self, older_than: float = 0.0) -> None:
+        for req in self._take_held(None, older_than):
+            self._call("PutWrites", req)
 
     # ----------------------------------------------------------- action log
 
@@ -318,6 +344,7 @@ class SyncRemoteIO(RemoteCore):
     def close(self) -> None:
         """Write queued action rows, stop the writer, give leases back, close the channel."""
         try:
+            self._flush_held()
             self.writer.close()
         except ServiceError:
             pass  # the service is gone: the rows were not acknowledged either

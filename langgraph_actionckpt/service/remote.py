@@ -36,7 +36,9 @@ class RemoteActionSaver(SyncRemoteIO):
     """
 
     def _open(self) -> None:
-        self.writer = SyncActionWriter(self.record_actions)
+        self.writer = SyncActionWriter(
+            self.record_actions, interval=self.writer_interval, on_tick=self._flush_writes_on_tick
+        )
 
     aget_tuple = in_thread(SyncRemoteIO.get_tuple)  # type: ignore[arg-type]
     alist = in_thread_iter(SyncRemoteIO.list)  # type: ignore[arg-type]
@@ -67,7 +69,12 @@ class AsyncRemoteActionSaver(AsyncRemoteIO):
 
     def _open(self) -> None:
         self.loop = asyncio.get_running_loop()
-        self.writer = AsyncActionWriter(self.arecord_actions, self.loop)
+        self.writer = AsyncActionWriter(
+            self.arecord_actions,
+            self.loop,
+            interval=self.writer_interval,
+            on_tick=self._aflush_writes_on_tick,
+        )
 
     async def asetup(self) -> None:
         """Same as :meth:`setup`."""

@@ -9,6 +9,7 @@ and :class:`AsyncChannels` here, with matching method names.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import random
 import threading
 import time
@@ -118,6 +119,12 @@ class RemoteCore(BaseCheckpointSaver[str]):
             default). Held leases fence this saver's writes of their threads.
         lease_timeout: Seconds to wait for a busy thread (``wait``).
         lease_ttl: Seconds a lease lives without a heartbeat (renewed every third).
+        defer_writes: Hold a task's regular writes and send them with the thread's
+            next checkpoint (one call per superstep), as the direct savers hold
+            them for one statement; errors and interrupts are sent at once, and
+            held writes are sent on their own after half ``writer_interval``,
+            before any read, and on close.
+        writer_interval: Seconds between the background writer's flushes.
     """
 
     writer: Any
@@ -139,6 +146,8 @@ class RemoteCore(BaseCheckpointSaver[str]):
         lease: str = "off",
         lease_timeout: float = 300.0,
         lease_ttl: float = 10.0,
+        defer_writes: bool = True,
+        writer_interval: float = 0.05,
     ) -> None:
         super().__init__(serde=serde or default_serde())
         install_hooks(replay)
@@ -169,6 +178,10 @@ class RemoteCore(BaseCheckpointSaver[str]):
             self.lease_keeper = RemoteLeaseKeeper(
                 target, tls, self.call_metadata, mode=lease, timeout=lease_timeout, ttl=lease_ttl
             )
+        self.defer_writes = defer_writes
+        self.writer_interval = writer_interval
+        self._held: dict[tuple[str, str], list[tuple[float, Any]]] = {}
+        self._held_lock = threading.Lock()
         self._durable = DurabilityBarrier()
         self._allowed_types: set[tuple[str, ...]] = set()
         self._serde_lock = threading.Lock()
@@ -209,6 +222,42 @@ class RemoteCore(BaseCheckpointSaver[str]):
         thread = str(((config.get("configurable") or {}).get("thread_id")) or "")
         token = self.lease_keeper.token(thread)
         return None if token is None else pb.Fence(token=token)
+
+    # ------------------------------------------------------- held writes
+
+    @staticmethod
+    def _key(config: RunnableConfig) -> tuple[str, str]:
+        conf = config.get("configurable") or {}
+        return str(conf.get("thread_id") or ""), str(conf.get("checkpoint_ns") or "")
+
+    def _hold(self, key: tuple[str, str], request: Any) -> None:
+        with self._held_lock:
+            self._held.setdefault(key, []).append((time.monotonic(), request))
+
+    def _take_held(
+        self, key: tuple[str, str] | None = None, older_than: float = 0.0
+    ) -> builtins.list[Any]:
+        """Held write requests (of one thread and namespace, or all), oldest first."""
+        now = time.monotonic()
+        out: builtins.list[Any] = []
+        with self._held_lock:
+            keys = [key] if key is not None else builtins.list(self._held)
+            for k in keys:
+                items = self._held.get(k)
+                if not items:
+                    continue
+                if older_than and now - items[0][0] < older_than:
+                    continue
+                out.extend(req for _, req in items)
+                del self._held[k]
+        return out
+
+    def _unhold(self, key: tuple[str, str], requests: Sequence[Any]) -> None:
+        """Put requests back (their checkpoint's put failed): they go with the next one."""
+        if requests:
+            with self._held_lock:
+                now = time.monotonic()
+                self._held[key] = [(now, r) for r in requests] + self._held.get(key, [])
 
     # ------------------------------------------------------------- errors
 

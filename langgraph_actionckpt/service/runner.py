@@ -210,8 +210,8 @@ class _Savers:
                     serde=PassThroughSerde(default_serde()),  # type: ignore[arg-type]
                     replay=False,
                     lease="off",
-                    # acknowledged means committed: a killed server loses no write
-                    defer_writes=False,
+                    # writes a put carries are stored with its checkpoint; a PutWrites
+                    # call flushes them before it is acknowledged (see the servicer)
                     group_commit=True,  # concurrent puts share a transaction
                 )
                 saver.conninfo = self.dsn

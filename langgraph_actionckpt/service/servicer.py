@@ -195,6 +195,10 @@ class _CheckpointCalls(_Calls):
             checkpoint = wire.checkpoint(request.checkpoint, raw_values=True)
             metadata = wire.mapping(request.metadata, "metadata")
             versions = wire.mapping(request.new_versions, "new_versions")
+            for held in request.writes:  # held by the saver: stored with the checkpoint
+                if _thread(held.config).thread_id != thread:
+                    raise ValueError("a put carries writes of another thread")
+                await self._put_writes(tenant, saver, wire, held)
             out = await saver.aput(config, checkpoint, metadata, versions)  # type: ignore[arg-type]
             return pb.PutResponse(config=wire.config_msg(out))
 
@@ -202,16 +206,22 @@ class _CheckpointCalls(_Calls):
 
     async def PutWrites(self, request: pb.PutWritesRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
-            thread = _thread(request.config).thread_id
-            self._fence(tenant, thread, request.fence, request.HasField("fence"))
-            if not request.config.checkpoint_id:
-                raise ValueError("put_writes needs a checkpoint_id")
-            config = _with_run_config(wire, wire.config(request.config), request.run_config)
-            writes = [(w.channel, _write_value(w)) for w in request.writes]
-            await saver.aput_writes(config, writes, request.task_id, request.task_path)
+            await self._put_writes(tenant, saver, wire, request)
+            await saver.aflush_writes()  # acknowledged means committed
             return pb.Empty()
 
         return await self._call(context, True, fn, (request.config.thread_id,))
+
+    async def _put_writes(
+        self, tenant: Tenant, saver: AsyncActionSaver, wire: Wire, request: pb.PutWritesRequest
+    ) -> None:
+        thread = _thread(request.config).thread_id
+        self._fence(tenant, thread, request.fence, request.HasField("fence"))
+        if not request.config.checkpoint_id:
+            raise ValueError("put_writes needs a checkpoint_id")
+        config = _with_run_config(wire, wire.config(request.config), request.run_config)
+        writes = [(w.channel, _write_value(w)) for w in request.writes]
+        await saver.aput_writes(config, writes, request.task_id, request.task_path)
 
     async def DeleteThread(self, request: pb.DeleteThreadRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:

@@ -117,20 +117,22 @@ class ListRequest(_message.Message):
     def __init__(self, config: _Optional[_Union[Config, _Mapping]] = ..., filter: _Optional[_Union[Typed, _Mapping]] = ..., before: _Optional[_Union[Config, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class PutRequest(_message.Message):
-    __slots__ = ("config", "checkpoint", "metadata", "new_versions", "fence", "run_config")
+    __slots__ = ("config", "checkpoint", "metadata", "new_versions", "fence", "run_config", "writes")
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     NEW_VERSIONS_FIELD_NUMBER: _ClassVar[int]
     FENCE_FIELD_NUMBER: _ClassVar[int]
     RUN_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    WRITES_FIELD_NUMBER: _ClassVar[int]
     config: Config
     checkpoint: Checkpoint
     metadata: Typed
     new_versions: Typed
     fence: Fence
     run_config: Typed
-    def __init__(self, config: _Optional[_Union[Config, _Mapping]] = ..., checkpoint: _Optional[_Union[Checkpoint, _Mapping]] = ..., metadata: _Optional[_Union[Typed, _Mapping]] = ..., new_versions: _Optional[_Union[Typed, _Mapping]] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ..., run_config: _Optional[_Union[Typed, _Mapping]] = ...) -> None: ...
+    writes: _containers.RepeatedCompositeFieldContainer[PutWritesRequest]
+    def __init__(self, config: _Optional[_Union[Config, _Mapping]] = ..., checkpoint: _Optional[_Union[Checkpoint, _Mapping]] = ..., metadata: _Optional[_Union[Typed, _Mapping]] = ..., new_versions: _Optional[_Union[Typed, _Mapping]] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ..., run_config: _Optional[_Union[Typed, _Mapping]] = ..., writes: _Optional[_Iterable[_Union[PutWritesRequest, _Mapping]]] = ...) -> None: ...
 
 class PutResponse(_message.Message):
     __slots__ = ("config",)

@@ -139,7 +139,7 @@ def record_from_json(data: bytes) -> ActionRecord:
         raise ValueError("an action record needs thread_id and action_id")
     try:
         return ActionRecord.from_dict(value)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
         raise ValueError(f"bad action record: {exc}") from None
 
 
@@ -149,8 +149,11 @@ def json_bytes(value: Any) -> bytes:
 
 
 def from_json_bytes(data: bytes) -> Any:
-    """Reverse :func:`json_bytes`."""
-    return encoding.from_jsonable(orjson.loads(data))
+    """Reverse :func:`json_bytes` (raises ValueError when malformed)."""
+    try:
+        return encoding.from_jsonable(orjson.loads(data))
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise ValueError(f"malformed JSON value: {exc}") from None
 
 
 class Wire:

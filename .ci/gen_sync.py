@@ -35,6 +35,7 @@ PAIRS: list[tuple[str, str]] = [
     ("actions/writer_async.py", "actions/writer_sync.py"),
     ("actions/handler_async.py", "actions/handler_sync.py"),
     ("reuse/_async_io.py", "reuse/_sync_io.py"),
+    ("service/_async_remote.py", "service/_sync_remote.py"),
 ]
 
 # Project names that unasync's rules do not map by themselves.
@@ -97,6 +98,11 @@ REPLACEMENTS: dict[str, str] = {
     # actions/: the lease functions the handler calls
     "aacquire": "acquire",
     "arelease": "release",
+    "AsyncRemoteIO": "SyncRemoteIO",
+    "AsyncChannels": "SyncChannels",
+    "aacquire_lease": "acquire_lease",
+    "arelease_lease": "release_lease",
+    "aarchive_thread": "archive_thread",
 }
 
 HEADER = (

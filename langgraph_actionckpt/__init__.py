@@ -30,6 +30,7 @@ from langgraph_actionckpt.errors import (
     LeaseLostError,
     MigrationError,
     SerializationError,
+    ServiceError,
     ThreadBusyError,
     VectorUnavailableError,
 )
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
     from langgraph_actionckpt.replay.decorator import action, current_action
     from langgraph_actionckpt.saver import ActionSaver
+    from langgraph_actionckpt.service.remote import AsyncRemoteActionSaver, RemoteActionSaver
 
 __version__ = "0.1.0"
 
@@ -66,6 +68,9 @@ _LAZY = {
     "VectorIndex": ".ops.vector",
     "BackgroundEmbedder": ".ops.vector",
     "AsyncActionSaver": ".aio",
+    # the service extra (grpcio): imported only when used
+    "RemoteActionSaver": ".service.remote",
+    "AsyncRemoteActionSaver": ".service.remote",
     "embedded_dsn": ".embedded",
     "stop_embedded": ".embedded",
 }
@@ -89,6 +94,9 @@ __all__ = [
     "MigrationError",
     "SaverOptions",
     "SerializationError",
+    "RemoteActionSaver",
+    "AsyncRemoteActionSaver",
+    "ServiceError",
     "ThreadBusyError",
     "VectorIndex",
     "VectorUnavailableError",

@@ -108,6 +108,7 @@ __all__ = [
     "InFlightActionError",
     "MigrationError",
     "SerializationError",
+    "ServiceError",
     "ThreadBusyError",
     "VectorUnavailableError",
 ]
@@ -145,3 +146,25 @@ class ConnectionFailedError(ActionCkptError, ConnectionError):
         self.target = target
         text = " ".join(str(reason).split())
         super().__init__(f"cannot connect to PostgreSQL at {target}: {text}")
+
+
+class ServiceError(ActionCkptError, RuntimeError):
+    """The checkpoint service refused a call or could not be reached.
+
+    Raised by the remote savers (``RemoteActionSaver``) with the gRPC status
+    and the server's message: ``UNAUTHENTICATED`` (bad or missing token),
+    ``PERMISSION_DENIED``, ``INVALID_ARGUMENT``, ``NOT_FOUND``,
+    ``FAILED_PRECONDITION`` (an incompatible protocol version),
+    ``RESOURCE_EXHAUSTED`` (a request over the size limit), ``UNAVAILABLE``
+    (the service is down, after the retries safe calls get).
+
+    Attributes:
+        code: The gRPC status code's name (``"UNAUTHENTICATED"``...).
+        target: The service's address.
+    """
+
+    def __init__(self, code: str, message: str, target: str = "") -> None:
+        self.code = code
+        self.target = target
+        where = f" at {target}" if target else ""
+        super().__init__(f"checkpoint service{where}: {code}: {message}")

@@ -260,6 +260,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--barrier-file", default=None)
     p.add_argument("--parties", type=int, default=1)
     p.add_argument("--input", default=INPUT)
+    # through the checkpoint service (RemoteActionSaver) instead of the database
+    p.add_argument("--target", default=None)
+    p.add_argument("--token", default=None)
     return p.parse_args(argv)
 
 
@@ -299,7 +302,13 @@ def _result_of(exc: BaseException) -> tuple[int, dict[str, Any]]:
 def run_sync(args: argparse.Namespace) -> int:
     from langgraph_actionckpt import ActionCallbackHandler, ActionSaver
 
-    with ActionSaver.from_conn_string(args.dsn, schema=args.schema, lease=args.lease) as saver:
+    if args.target:
+        from langgraph_actionckpt import RemoteActionSaver
+
+        opened: Any = RemoteActionSaver.from_target(args.target, args.token)
+    else:
+        opened = ActionSaver.from_conn_string(args.dsn, schema=args.schema, lease=args.lease)
+    with opened as saver:
         saver.setup()
         graph = _compile(args, saver, False)
         cfg: dict[str, Any] = {
@@ -321,9 +330,13 @@ def run_sync(args: argparse.Namespace) -> int:
 async def run_async(args: argparse.Namespace) -> int:
     from langgraph_actionckpt import AsyncActionCallbackHandler, AsyncActionSaver
 
-    async with AsyncActionSaver.from_conn_string(
-        args.dsn, schema=args.schema, lease=args.lease
-    ) as saver:
+    if args.target:
+        from langgraph_actionckpt import AsyncRemoteActionSaver
+
+        opened: Any = AsyncRemoteActionSaver.from_target(args.target, args.token)
+    else:
+        opened = AsyncActionSaver.from_conn_string(args.dsn, schema=args.schema, lease=args.lease)
+    async with opened as saver:
         await saver.setup()
         graph = _compile(args, saver, True)
         cfg: dict[str, Any] = {

@@ -33,7 +33,7 @@ import threading
 import types
 import typing
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 logger = logging.getLogger(__name__)
 
@@ -196,7 +196,7 @@ def install() -> None:
         _installed = True
         from langgraph.pregel import Pregel
 
-        from langgraph_actionckpt.checkpoints.core import SaverCore
+        from langgraph_actionckpt._contracts import is_action_saver
 
         original = getattr(Pregel, "_apply_checkpointer_allowlist", None)
         if original is None:
@@ -209,10 +209,11 @@ def install() -> None:
 
         def _apply_checkpointer_allowlist(self: Any, checkpointer: Any) -> Any:
             resolved = original(self, checkpointer)
-            if isinstance(checkpointer, SaverCore):
+            # any of our savers, the remote ones (langgraph_actionckpt.service) too
+            if is_action_saver(checkpointer):
                 allowlist = graph_allowlist(self)
                 if allowlist:
-                    checkpointer.with_allowlist(allowlist)
+                    cast(Any, checkpointer).with_allowlist(allowlist)
             return resolved
 
         Pregel._apply_checkpointer_allowlist = _apply_checkpointer_allowlist  # type: ignore[method-assign]

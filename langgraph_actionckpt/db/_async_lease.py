@@ -56,6 +56,9 @@ class AsyncLease:
         """
         saver = self.saver
         thread_id = str(thread_id)
+        keeper = getattr(saver, "lease_keeper", None)
+        if keeper is not None:  # a saver whose leases live elsewhere (the service's)
+            return bool(await keeper.aacquire(thread_id))
         if not enabled(saver) or holds(saver, thread_id):
             return False
         conn = await AsyncSession.open(saver)
@@ -82,6 +85,9 @@ class AsyncLease:
 
     async def release(self, thread_id: str) -> bool:
         """Give the lease of ``thread_id`` back. Returns True when one was held."""
+        keeper = getattr(self.saver, "lease_keeper", None)
+        if keeper is not None:
+            return bool(await keeper.arelease(str(thread_id)))
         lease = unregister(self.saver, thread_id)
         if lease is None:
             return False

@@ -58,6 +58,9 @@ class SyncLease:
         """
         saver = self.saver
         thread_id = str(thread_id)
+        keeper = getattr(saver, "lease_keeper", None)
+        if keeper is not None:  # a saver whose leases live elsewhere (the service's)
+            return bool(keeper.acquire(thread_id))
         if not enabled(saver) or holds(saver, thread_id):
             return False
         conn = SyncSession.open(saver)
@@ -84,6 +87,9 @@ class SyncLease:
 
     def release(self, thread_id: str) -> bool:
         """Give the lease of ``thread_id`` back. Returns True when one was held."""
+        keeper = getattr(self.saver, "lease_keeper", None)
+        if keeper is not None:
+            return bool(keeper.release(str(thread_id)))
         lease = unregister(self.saver, thread_id)
         if lease is None:
             return False

@@ -1,0 +1,358 @@
+"""The remote savers' I/O, written once.
+
+``_async_remote.py`` is the source (:class:`AsyncRemoteIO`, the body of
+:class:`~langgraph_actionckpt.AsyncRemoteActionSaver`); ``.ci/gen_sync.py``
+generates ``_sync_remote.py`` (:class:`SyncRemoteIO`, the body of
+:class:`~langgraph_actionckpt.RemoteActionSaver`) from it. Edit this file, then
+run ``python .ci/gen_sync.py``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any, Self
+
+import grpc
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
+
+from langgraph_actionckpt.actions.records import ActionRecord, records_to_jsonl
+from langgraph_actionckpt.errors import ServiceError
+from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
+from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
+from langgraph_actionckpt.service.remote_base import AsyncChannels, RemoteCore, asleep, run_config
+from langgraph_actionckpt.service.wire import (
+    PROTOCOL_VERSION,
+    json_bytes,
+    record_from_json,
+    record_to_json,
+)
+
+
+class AsyncRemoteIO(RemoteCore):
+    """The calls of a remote saver (see :class:`RemoteCore` for its arguments)."""
+
+    def __init__(self, target: str, **options: Any) -> None:
+        super().__init__(target, **options)
+        self.channel: Any = AsyncChannels.open(target, self.tls)
+        self.stub: Any = pb_grpc.CheckpointServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self._open()
+
+    def _open(self) -> None:
+        """Set ``self.writer`` (each world its own)."""
+        raise NotImplementedError
+
+    @classmethod
+    @asynccontextmanager
+    async def from_target(
+        cls, target: str, token: str | None = None, *, setup: bool = False, **options: Any
+    ) -> AsyncIterator[Self]:
+        """A remote saver of the service at ``target``; closing it closes its channel.
+
+        Args:
+            target: ``host:port`` of the service.
+            token: The bearer token (None for an open service).
+            setup: Call :meth:`setup` first (checks reachability and the protocol).
+            **options: See :class:`RemoteCore` (``tls``, ``timeout``, ``retries``...).
+        """
+        saver = cls(target, token=token, **options)
+        try:
+            if setup:
+                await saver.setup()
+            yield saver
+        finally:
+            await saver.aclose()
+
+    async def _call(self, name: str, request: Any, config: Any = None) -> Any:
+        """One unary call with a deadline; safe calls are retried with backoff."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await getattr(self.stub, name)(
+                    request, timeout=self.timeout, metadata=self.call_metadata
+                )
+            except grpc.RpcError as error:
+                if self._retryable(name, error, attempt):
+                    await asleep(self._retry_delay(attempt))
+                    continue
+                raise self._error(name, error, config) from None
+
+    # ------------------------------------------------------------------ API
+
+    async def setup(self) -> None:
+        """Check that the service is reachable and speaks this client's protocol.
+
+        Raises:
+            ServiceError: Unreachable, a bad token, or ``FAILED_PRECONDITION``
+                naming both protocol versions.
+        """
+        await self._call("Handshake", pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION))
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        await self._flush_held()  # reads see every write made so far
+        wire = self.wire
+        req = pb.GetTupleRequest(config=wire.config_msg(config))
+        res = await self._call("GetTuple", req, config)
+        if not res.HasField("tuple"):
+            return None
+        tup = wire.checkpoint_tuple(res.tuple)
+        self._durable.mark(tup.config["configurable"]["checkpoint_id"])
+        return tup
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """List checkpoints newest first (a server stream)."""
+        await self._flush_held()
+        wire = self.wire
+        req = pb.ListRequest(
+            config=wire.config_msg(config),
+            before=wire.config_msg(before),
+            filter=wire.typed(dict(filter)) if filter else None,
+            limit=limit,
+        )
+        attempt = 0
+        while True:
+            attempt += 1
+            got = 0
+            try:
+                stream = self.stub.List(req, timeout=self.timeout, metadata=self.call_metadata)
+                async for msg in stream:
+                    got += 1
+                    yield wire.checkpoint_tuple(msg)
+                return
+            except grpc.RpcError as error:
+                if got == 0 and self._retryable("List", error, attempt):
+                    await asleep(self._retry_delay(attempt))
+                    continue
+                raise self._error("List", error, config) from None
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store a checkpoint and the channel values that changed."""
+        wire = self.wire
+        req = pb.PutRequest(
+            config=wire.config_msg(config),
+            checkpoint=wire.checkpoint_msg(checkpoint),
+            metadata=wire.typed(dict(metadata)),
+            new_versions=wire.typed(dict(new_versions)),
+            run_config=wire.typed(run_config(config)),
+            fence=self._fence(config),
+        )
+        key = self._key(config)
+        held = self._take_held(key)
+        req.writes.extend(held)
+        try:
+            res = await self._call("Put", req, config)
+        except BaseException:
+            self._unhold(key, held)
+            raise
+        self._durable.mark(checkpoint["id"])
+        return wire.config(res.config)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's writes (and its ``node`` action row, made by the service)."""
+        wire = self.wire
+        req = pb.PutWritesRequest(
+            config=wire.config_msg(config),
+            writes=wire.writes_msg(writes),
+            task_id=task_id,
+            task_path=task_path,
+            run_config=wire.typed(run_config(config)),
+            fence=self._fence(config),
+        )
+        if self.defer_writes and not any(c in WRITES_IDX_MAP for c, _ in writes):
+            self._hold(self._key(config), req)  # sent with the thread's next checkpoint
+            self.writer.start()  # whose ticks send it on its own if none comes
+            return
+        await self._call("PutWrites", req, config)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, write, blob and action of a thread."""
+        await self._flush_held()
+        await self._call("DeleteThread", pb.DeleteThreadRequest(thread_id=str(thread_id)))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints, writes and actions created by the given runs."""
+        await self._flush_held()
+        req = pb.DeleteForRunsRequest(run_ids=[str(r) for r in run_ids])
+        await self._call("DeleteForRuns", req)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
+        await self._flush_held()
+        req = pb.CopyThreadRequest(
+            source_thread_id=str(source_thread_id), target_thread_id=str(target_thread_id)
+        )
+        await self._call("CopyThread", req)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all."""
+        await self._flush_held()
+        req = pb.PruneRequest(thread_ids=[str(t) for t in thread_ids], strategy=strategy)
+        await self._call("Prune", req)
+
+    async def aflush_writes(self) -> None:
+        """Send held writes now (see ``defer_writes``)."""
+        await self._flush_held()
+
+    async def _aflush_writes_on_tick(self) -> None:
+        await self._flush_held(older_than=self.writer_interval / 2)
+
+    async def _flush_held(self, older_than: float = 0.0) -> None:
+        for req in self._take_held(None, older_than):
+            await self._call("PutWrites", req)
+
+    # ----------------------------------------------------------- action log
+
+    async def alist_actions(
+        self,
+        thread_id: str | None = None,
+        *,
+        action_type: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        node: str | None = None,
+        since: datetime | int | None = None,
+        run_id: str | None = None,
+        task_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[ActionRecord]:
+        """Actions of a thread (or all threads) in the order they were recorded.
+
+        The arguments are those of ``ActionSaver.list_actions``.
+        """
+        await self.writer.aflush()  # reads see every row recorded so far
+        req = pb.ListActionsRequest(
+            thread_id=thread_id,
+            action_types=_names(action_type),
+            statuses=_names(status),
+            node=node,
+            since_step=since if isinstance(since, int) else None,
+            since_time=since.isoformat() if isinstance(since, datetime) else None,
+            run_id=run_id,
+            task_id=task_id,
+            limit=limit,
+        )
+        res = await self._call("ListActions", req)
+        return [record_from_json(r) for r in res.records]
+
+    async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        """One action by its idempotency key, or None."""
+        await self.writer.aflush()
+        req = pb.GetActionRequest(thread_id=thread_id, action_id=action_id)
+        res = await self._call("GetAction", req)
+        return record_from_json(res.record) if res.HasField("record") else None
+
+    async def alast_action(
+        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
+    ) -> ActionRecord | None:
+        """The last recorded action of a thread (by default the last completed one)."""
+        await self.writer.aflush()
+        req = pb.LastActionRequest(thread_id=thread_id, statuses=_names(status))
+        res = await self._call("LastAction", req)
+        return record_from_json(res.record) if res.HasField("record") else None
+
+    async def aexport_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
+        """A thread's (or one run's) actions as JSON Lines, one action per line."""
+        return records_to_jsonl(await self.alist_actions(thread_id, run_id=run_id))
+
+    async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
+        """Write action records now, in one call (used by the writer)."""
+        req = pb.RecordActionsRequest(records=[record_to_json(r) for r in records])
+        await self._call("RecordActions", req)
+
+    async def aresolve_action(
+        self,
+        thread_id: str,
+        action_id: str,
+        *,
+        output: Any = None,
+        retry: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """Settle an action whose outcome is unknown (see ``ActionSaver.resolve_action``).
+
+        Raises:
+            ServiceError: ``NOT_FOUND`` when there is no such action,
+                ``INVALID_ARGUMENT`` when neither or both of output and retry are given.
+        """
+        await self.writer.aflush()
+        req = pb.ResolveActionRequest(
+            thread_id=thread_id,
+            action_id=action_id,
+            output_json=json_bytes(output) if output is not None else None,
+            retry=retry,
+            note=note,
+        )
+        await self._call("ResolveAction", req)
+
+    async def aarchive_thread(self, thread_id: str) -> str | None:
+        """Move a thread to the service's cold tier; its URL, or None when it has no rows.
+
+        A later call naming the thread restores it first (transparently).
+
+        Raises:
+            ServiceError: ``FAILED_PRECONDITION`` when the service has no cold tier.
+        """
+        req = pb.ArchiveThreadRequest(thread_id=str(thread_id))
+        res = await self._call("ArchiveThread", req)
+        return str(res.url) if res.archived else None
+
+    # ---------------------------------------------------------------- lease
+
+    async def aacquire_lease(self, thread_id: str, holder: str, ttl: float = 30.0) -> int | None:
+        """Take the service's lease of a thread: its fencing token, or None when busy."""
+        req = pb.AcquireLeaseRequest(thread_id=thread_id, holder=holder, ttl_seconds=ttl)
+        res = await self._call("AcquireLease", req)
+        return int(res.token) if res.held else None
+
+    async def arelease_lease(self, thread_id: str, holder: str, token: int) -> bool:
+        """Give a lease back; False when it was no longer this holder's."""
+        req = pb.ReleaseLeaseRequest(thread_id=thread_id, holder=holder, token=token)
+        res = await self._call("ReleaseLease", req)
+        return bool(res.token)
+
+    async def aclose(self) -> None:
+        """Write queued action rows, stop the writer, give leases back, close the channel."""
+        try:
+            await self._flush_held()
+            await self.writer.aclose()
+        except ServiceError:
+            pass  # the service is gone: the rows were not acknowledged either
+        finally:
+            if self.lease_keeper is not None:
+                self.lease_keeper.release_all()
+            await self.channel.close()
+
+
+def _names(value: str | Sequence[str] | None) -> builtins.list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else [str(v) for v in value]

@@ -1,0 +1,292 @@
+"""What both remote savers share: settings, the hooks' contract, errors and retries.
+
+``_async_remote.py`` is the source of the remote savers' I/O and
+``_sync_remote.py`` is generated from it (``python .ci/gen_sync.py``); the
+channel primitives that differ between the worlds are :class:`SyncChannels`
+and :class:`AsyncChannels` here, with matching method names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import random
+import threading
+import time
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.serde.base import SerializerProtocol
+
+from langgraph_actionckpt import __version__
+from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
+from langgraph_actionckpt._saver_base import install_hooks
+from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
+from langgraph_actionckpt.checkpoints.plans_write import next_version
+from langgraph_actionckpt.checkpoints.setup import default_serde
+from langgraph_actionckpt.errors import LeaseLostError, ServiceError
+from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
+from langgraph_actionckpt.service.wire import PROTOCOL_HEADER, PROTOCOL_VERSION, Wire
+
+__all__ = ["AsyncChannels", "RemoteCore", "SyncChannels", "asleep", "sleep"]
+
+RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+SAFE_CALLS = frozenset(
+    {
+        "Handshake",
+        "GetTuple",
+        "List",
+        "Put",  # an upsert of the same checkpoint id
+        "PutWrites",  # keyed by (task, index): storing twice stores once
+        "DeleteThread",
+        "DeleteForRuns",
+        "Prune",
+        "WaitDurable",
+        "RecordActions",  # upserts by idempotency key
+        "ListActions",
+        "GetAction",
+        "LastAction",
+        "AcquireLease",  # the same holder gets its own token back
+        "RenewLease",
+        "ReleaseLease",
+    }
+)
+"""Calls repeated after a lost connection: repeating them stores nothing twice."""
+
+sleep = time.sleep
+asleep = asyncio.sleep
+
+
+def _credentials(tls: bool | str | Path | bytes) -> grpc.ChannelCredentials | None:
+    if tls is False:
+        return None
+    if tls is True:
+        return grpc.ssl_channel_credentials()
+    roots = tls if isinstance(tls, bytes) else Path(tls).read_bytes()
+    return grpc.ssl_channel_credentials(root_certificates=roots)
+
+
+_OPTIONS = [("grpc.max_receive_message_length", -1), ("grpc.enable_retries", 0)]
+
+
+class SyncChannels:
+    """The sync world's channel."""
+
+    @staticmethod
+    def open(target: str, tls: bool | str | Path | bytes) -> grpc.Channel:
+        """A channel to ``target`` (TLS when asked)."""
+        creds = _credentials(tls)
+        if creds is None:
+            return grpc.insecure_channel(target, options=_OPTIONS)
+        return grpc.secure_channel(target, creds, options=_OPTIONS)
+
+
+class AsyncChannels:
+    """The async world's channel (grpc.aio, bound to the running loop)."""
+
+    @staticmethod
+    def open(target: str, tls: bool | str | Path | bytes) -> grpc.aio.Channel:
+        """A channel to ``target`` (TLS when asked)."""
+        creds = _credentials(tls)
+        if creds is None:
+            return grpc.aio.insecure_channel(target, options=_OPTIONS)
+        return grpc.aio.secure_channel(target, creds, options=_OPTIONS)
+
+
+class RemoteCore(BaseCheckpointSaver[str]):
+    """Settings and the hooks' members of a remote saver (see ``_contracts``).
+
+    Args:
+        target: The service's ``host:port``.
+        token: The bearer token (a tenant's), or None for an open service.
+        tls: ``False`` (plain), ``True`` (system roots), or the root certificate
+            (a path, or PEM bytes) the server's certificate is checked against.
+        timeout: The deadline of every call, in seconds.
+        retries: Attempts a safe call gets when the service is unreachable.
+        backoff: The first retry's delay; each next one doubles (with jitter).
+        serde: The serializer (default: the savers' strict msgpack one).
+        replay: Serve logged LLM/tool calls after a crash (the replay hooks).
+        tenant: Sent as ``actionckpt-tenant``: the server refuses a token of
+            another tenant (``PERMISSION_DENIED``).
+        durable_timeout: Seconds the replay barrier waits for a checkpoint.
+        metrics: A metrics sink (``None`` records nothing).
+        lease: One worker per thread through the service's lease: ``wait`` for a
+            busy thread, ``error`` on one (``ThreadBusyError``), or ``off`` (the
+            default). Held leases fence this saver's writes of their threads.
+        lease_timeout: Seconds to wait for a busy thread (``wait``).
+        lease_ttl: Seconds a lease lives without a heartbeat (renewed every third).
+        defer_writes: Hold a task's regular writes and send them with the thread's
+            next checkpoint (one call per superstep), as the direct savers hold
+            them for one statement; errors and interrupts are sent at once, and
+            held writes are sent on their own after half ``writer_interval``,
+            before any read, and on close.
+        writer_interval: Seconds between the background writer's flushes.
+    """
+
+    writer: Any
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        token: str | None = None,
+        tls: bool | str | Path | bytes = False,
+        timeout: float = 30.0,
+        retries: int = 5,
+        backoff: float = 0.1,
+        serde: SerializerProtocol | None = None,
+        replay: bool = True,
+        tenant: str | None = None,
+        durable_timeout: float = 30.0,
+        metrics: MetricsSink | None = None,
+        lease: str = "off",
+        lease_timeout: float = 300.0,
+        lease_ttl: float = 10.0,
+        defer_writes: bool = True,
+        writer_interval: float = 0.05,
+    ) -> None:
+        super().__init__(serde=serde or default_serde())
+        install_hooks(replay)
+        self.target = target
+        self.tls = tls
+        self.timeout = timeout
+        self.retries = max(retries, 1)
+        self.backoff = backoff
+        self.replay = replay
+        self.schema = tenant or "default"  # the lease key's namespace in this process
+        self.conninfo: str | None = None  # no database connection of our own
+        if lease not in ("wait", "error", "off"):
+            raise ValueError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
+        self.lease_mode = lease  # taken through the service (remote_lease), never the DB's
+        self.lease_timeout = lease_timeout
+        self.durable_timeout = durable_timeout
+        self.metrics: MetricsSink = metrics if metrics is not None else NullMetrics()
+        meta = [(PROTOCOL_HEADER, str(PROTOCOL_VERSION)), ("x-client", f"actionckpt/{__version__}")]
+        if token:
+            meta.append(("authorization", f"Bearer {token}"))
+        if tenant:
+            meta.append(("actionckpt-tenant", tenant))
+        self.call_metadata = tuple(meta)
+        self.lease_keeper: Any = None
+        if lease != "off":
+            from langgraph_actionckpt.service.remote_lease import RemoteLeaseKeeper
+
+            self.lease_keeper = RemoteLeaseKeeper(
+                target, tls, self.call_metadata, mode=lease, timeout=lease_timeout, ttl=lease_ttl
+            )
+        self.defer_writes = defer_writes
+        self.writer_interval = writer_interval
+        self._held: dict[tuple[str, str], list[tuple[float, Any]]] = {}
+        self._held_lock = threading.Lock()
+        self._durable = DurabilityBarrier()
+        self._allowed_types: set[tuple[str, ...]] = set()
+        self._serde_lock = threading.Lock()
+
+    @property
+    def wire(self) -> Wire:
+        """Conversions with the current serializer."""
+        return Wire(self.serde)
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> RemoteCore:
+        """Allow the graph's own types to be loaded; this saver, changed in place."""
+        extra = extra_allowlist if isinstance(extra_allowlist, set) else set(extra_allowlist)
+        if extra <= self._allowed_types:
+            return self
+        with self._serde_lock:
+            derived = super().with_allowlist(extra)
+            if derived is not self:
+                self.serde = derived.serde
+            self._allowed_types = self._allowed_types | extra
+        return self
+
+    def get_next_version(self, current: str | None, channel: None = None) -> str:
+        """The version after ``current`` (the same versions the direct savers make)."""
+        return next_version(current)
+
+    def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
+        """Block until the given checkpoints' puts were acknowledged by the service."""
+        return durability != "async" or self._durable.wait(ids, self.durable_timeout)
+
+    async def await_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
+        """Async :meth:`wait_durable` (never blocks the event loop)."""
+        return durability != "async" or await self._durable.await_(ids, self.durable_timeout)
+
+    def _fence(self, config: RunnableConfig) -> Any:
+        """The fence of a write: the held lease's token of its thread (None: no lease)."""
+        if self.lease_keeper is None:
+            return None
+        thread = str(((config.get("configurable") or {}).get("thread_id")) or "")
+        token = self.lease_keeper.token(thread)
+        return None if token is None else pb.Fence(token=token)
+
+    # ------------------------------------------------------- held writes
+
+    @staticmethod
+    def _key(config: RunnableConfig) -> tuple[str, str]:
+        conf = config.get("configurable") or {}
+        return str(conf.get("thread_id") or ""), str(conf.get("checkpoint_ns") or "")
+
+    def _hold(self, key: tuple[str, str], request: Any) -> None:
+        with self._held_lock:
+            self._held.setdefault(key, []).append((time.monotonic(), request))
+
+    def _take_held(
+        self, key: tuple[str, str] | None = None, older_than: float = 0.0
+    ) -> builtins.list[Any]:
+        """Held write requests (of one thread and namespace, or all), oldest first."""
+        now = time.monotonic()
+        out: builtins.list[Any] = []
+        with self._held_lock:
+            keys = [key] if key is not None else builtins.list(self._held)
+            for k in keys:
+                items = self._held.get(k)
+                if not items:
+                    continue
+                if older_than and now - items[0][0] < older_than:
+                    continue
+                out.extend(req for _, req in items)
+                del self._held[k]
+        return out
+
+    def _unhold(self, key: tuple[str, str], requests: Sequence[Any]) -> None:
+        """Put requests back (their checkpoint's put failed): they go with the next one."""
+        if requests:
+            with self._held_lock:
+                now = time.monotonic()
+                self._held[key] = [(now, r) for r in requests] + self._held.get(key, [])
+
+    # ------------------------------------------------------------- errors
+
+    def _retry_delay(self, attempt: int) -> float:
+        return float(self.backoff * (2 ** (attempt - 1)) * (0.5 + random.random()))
+
+    def _retryable(self, name: str, error: grpc.RpcError, attempt: int) -> bool:
+        return name in SAFE_CALLS and attempt < self.retries and error.code() in RETRYABLE
+
+    def _error(self, name: str, error: grpc.RpcError, config: Any = None) -> Exception:
+        code = error.code()
+        details = error.details() or ""
+        if code == grpc.StatusCode.FAILED_PRECONDITION and "lease on thread" in details:
+            conf = (config or {}).get("configurable") or {}
+            thread = str(conf.get("thread_id", "?"))
+            token = self.lease_keeper.token(thread) if self.lease_keeper is not None else None
+            return LeaseLostError(thread, token)
+        name_of = code.name if code is not None else "UNKNOWN"
+        return ServiceError(name_of, f"{name}: {details}", self.target)
+
+
+def run_config(config: RunnableConfig) -> dict[str, Any]:
+    """The config's primitive metadata and configurable values (see ``PutRequest.run_config``)."""
+    out: dict[str, Any] = {}
+    for key in ("metadata", "configurable"):
+        part: Any = config.get(key) or {}
+        out[key] = {
+            str(k): v
+            for k, v in part.items()
+            if isinstance(v, (str, int, float, bool)) and not str(k).startswith("__")
+        }
+    return out

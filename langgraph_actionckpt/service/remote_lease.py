@@ -1,0 +1,200 @@
+"""The remote savers' leases: the service's ``AcquireLease``, a heartbeat, fencing tokens.
+
+With ``lease="wait"`` or ``"error"`` a remote saver takes the service's lease
+of a thread where a direct saver takes its database lease (the callback
+handler at a root run's start, the replay layer before a task's first live
+action), renews it every ``ttl / 3`` seconds, and sends its fencing token with
+every ``Put``/``PutWrites`` of that thread: once another worker has taken the
+thread over (this worker stalled past the ttl, or its process died), this
+worker's writes are refused with ``LeaseLostError`` and nothing of them is
+stored. The keeper uses a sync channel of its own, so both worlds share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from langgraph_actionckpt.errors import LeaseLostError, ServiceError, ThreadBusyError
+from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
+from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
+from langgraph_actionckpt.service.remote_base import SyncChannels
+
+__all__ = ["RemoteLeaseKeeper"]
+
+logger = logging.getLogger("langgraph_actionckpt")
+
+
+@dataclass(slots=True)
+class _Held:
+    token: int
+    lost: bool = False
+
+
+class RemoteLeaseKeeper:
+    """The service leases one remote saver holds.
+
+    Args:
+        target: The service.
+        tls: As for the saver.
+        metadata: The saver's call metadata (protocol version, token, tenant).
+        mode: ``wait`` (poll until free or ``timeout``) or ``error`` (raise at once).
+        timeout: Seconds to wait for a busy thread.
+        ttl: Seconds a lease lives without a heartbeat.
+        deadline: The deadline of each lease call.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        tls: bool | str | Path | bytes,
+        metadata: tuple[tuple[str, str], ...],
+        *,
+        mode: str = "wait",
+        timeout: float = 300.0,
+        ttl: float = 10.0,
+        deadline: float = 10.0,
+    ) -> None:
+        self.target = target
+        self.mode = mode
+        self.timeout = timeout
+        self.ttl = ttl
+        self.deadline = deadline
+        self.metadata = metadata
+        self.holder = str(uuid.uuid4())
+        self._channel = SyncChannels.open(target, tls)
+        self._stub: Any = pb_grpc.CheckpointServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._held: dict[str, _Held] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+
+    def token(self, thread_id: str) -> int | None:
+        """The fencing token held for ``thread_id`` (None: not held).
+
+        Raises:
+            LeaseLostError: The lease was taken over by another worker.
+        """
+        held = self._held.get(thread_id)
+        if held is None:
+            return None
+        if held.lost:
+            raise LeaseLostError(thread_id, held.token)
+        return held.token
+
+    def acquire(self, thread_id: str) -> bool:
+        """Take the lease; True when taken now, False when this saver already holds it.
+
+        Raises:
+            ThreadBusyError: Another worker holds it (``error`` mode), or it stayed
+                busy for ``timeout`` seconds (``wait`` mode).
+        """
+        held = self._held.get(thread_id)
+        if held is not None and not held.lost:
+            return False
+        stop = time.monotonic() + self.timeout
+        while True:
+            res = self._call(
+                "AcquireLease",
+                pb.AcquireLeaseRequest(
+                    thread_id=thread_id, holder=self.holder, ttl_seconds=self.ttl
+                ),
+            )
+            if res.held:
+                with self._lock:
+                    self._held[thread_id] = _Held(int(res.token))
+                self._start_heartbeat()
+                return True
+            if self.mode == "error" or time.monotonic() >= stop:
+                raise ThreadBusyError(thread_id)
+            time.sleep(min(0.05 + self.ttl / 100, 0.5))
+
+    def release(self, thread_id: str) -> bool:
+        """Give the lease back (False when not held or lost)."""
+        with self._lock:
+            held = self._held.pop(thread_id, None)
+        if held is None or held.lost:
+            return False
+        try:
+            res = self._call(
+                "ReleaseLease",
+                pb.ReleaseLeaseRequest(thread_id=thread_id, holder=self.holder, token=held.token),
+            )
+        except ServiceError:
+            return False  # it expires by itself
+        return bool(res.token)
+
+    async def aacquire(self, thread_id: str) -> bool:
+        """:meth:`acquire` for async callers (in a worker thread)."""
+        held = self._held.get(thread_id)
+        if held is not None and not held.lost:
+            return False
+        return await asyncio.to_thread(self.acquire, thread_id)
+
+    async def arelease(self, thread_id: str) -> bool:
+        """:meth:`release` for async callers (in a worker thread)."""
+        if thread_id not in self._held:
+            return False
+        return await asyncio.to_thread(self.release, thread_id)
+
+    def release_all(self) -> int:
+        """Release every held lease, stop the heartbeat, close the channel."""
+        self._stop.set()
+        released = sum(self.release(t) for t in list(self._held))
+        with contextlib.suppress(Exception):
+            self._channel.close()
+        return released
+
+    def renew_now(self) -> None:
+        """Renew every held lease once (the heartbeat's step)."""
+        for thread_id, held in list(self._held.items()):
+            if held.lost:
+                continue
+            req = pb.RenewLeaseRequest(
+                thread_id=thread_id, holder=self.holder, token=held.token, ttl_seconds=self.ttl
+            )
+            try:
+                self._call("RenewLease", req)
+            except LeaseLostError:
+                held.lost = True
+                logger.error("lease on thread %r was taken over by another worker", thread_id)
+            except ServiceError as error:  # not lost yet: the fence decides
+                logger.warning("lease heartbeat for thread %r failed: %s", thread_id, error)
+
+    def _call(self, name: str, request: Any) -> Any:
+        try:
+            return getattr(self._stub, name)(request, timeout=self.deadline, metadata=self.metadata)
+        except grpc.RpcError as error:
+            details = error.details() or ""
+            if error.code() == grpc.StatusCode.FAILED_PRECONDITION and "lease on thread" in details:
+                raise LeaseLostError(request.thread_id, getattr(request, "token", None)) from None
+            code = error.code()
+            raise ServiceError(
+                code.name if code is not None else "UNKNOWN", f"{name}: {details}", self.target
+            ) from None
+
+    def _start_heartbeat(self) -> None:
+        if self._beat is not None and self._beat.is_alive():
+            return
+        self._stop.clear()
+        self._beat = threading.Thread(
+            target=self._heartbeat, name="actionckpt-remote-lease", daemon=True
+        )
+        self._beat.start()
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            if self._held:
+                try:
+                    self.renew_now()
+                except Exception:
+                    logger.exception("lease heartbeat failed")

@@ -1,0 +1,505 @@
+"""The service's RPCs: each one a call of the tenant's ``AsyncActionSaver``.
+
+Every call is authenticated (bearer token -> tenant -> schema), checked for the
+protocol version, decoded strictly, and its failures mapped to status codes:
+``INVALID_ARGUMENT`` (malformed input), ``NOT_FOUND``, ``FAILED_PRECONDITION``
+(a lost lease, an incompatible protocol version), ``UNAUTHENTICATED``,
+``PERMISSION_DENIED``, ``UNAVAILABLE`` (the database is down).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+import psycopg
+from langgraph.checkpoint.serde.types import ERROR
+
+from langgraph_actionckpt import __version__
+from langgraph_actionckpt.aio import AsyncActionSaver
+from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, SerializationError
+from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
+from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
+from langgraph_actionckpt.service.cold import ColdTier
+from langgraph_actionckpt.service.leases import LeaseTable
+from langgraph_actionckpt.service.tenants import Tenant, Tenants
+from langgraph_actionckpt.service.wire import (
+    PROTOCOL_HEADER,
+    PROTOCOL_VERSION,
+    TENANT_HEADER,
+    Raw,
+    Wire,
+    check_type,
+    from_json_bytes,
+    record_from_json,
+    record_to_json,
+    remote_error,
+)
+
+__all__ = ["CheckpointServicer", "NotFound"]
+
+logger = logging.getLogger("langgraph_actionckpt.service")
+T = TypeVar("T")
+Context = Any  # grpc.aio.ServicerContext (grpc ships no type hints)
+
+
+class NotFound(LookupError):
+    """What a call names does not exist (``NOT_FOUND``)."""
+
+
+class _Refused(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Calls(pb_grpc.CheckpointServiceServicer):
+    """Authentication, version check, cold-tier read-through and status mapping of every call.
+
+    Args:
+        savers: The saver serving a schema (made and migrated by the server on first use).
+        tenants: Who a bearer token is.
+        leases: The lease table.
+        cold: The cold tier (archived threads are restored before a call names them).
+    """
+
+    def __init__(
+        self,
+        savers: Callable[[str], Awaitable[AsyncActionSaver]],
+        tenants: Tenants,
+        leases: LeaseTable,
+        cold: ColdTier | None = None,
+    ) -> None:
+        self.savers = savers
+        self.tenants = tenants
+        self.leases = leases
+        self.cold = cold
+
+    # ------------------------------------------------------------ plumbing
+
+    def _tenant(self, context: Context, write: bool) -> Tenant:
+        meta = {k.lower(): v for k, v in (context.invocation_metadata() or ())}
+        version = meta.get(PROTOCOL_HEADER)
+        if version != str(PROTOCOL_VERSION):
+            raise _Refused(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"incompatible protocol version: client speaks {version or 'none (no header)'}, "
+                f"server speaks {PROTOCOL_VERSION} (langgraph-actionckpt {__version__})",
+            )
+        auth = str(meta.get("authorization") or "")
+        token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
+        tenant = self.tenants.by_token(token)
+        if tenant is None:
+            raise _Refused(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "missing bearer token" if not token else "unknown bearer token",
+            )
+        asked = meta.get(TENANT_HEADER)
+        if asked and asked != tenant.name:
+            raise _Refused(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"this token belongs to tenant {tenant.name!r}, not {asked!r}",
+            )
+        if write and tenant.read_only:
+            raise _Refused(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"the token of tenant {tenant.name!r} is read-only",
+            )
+        return tenant
+
+    async def _call(
+        self,
+        context: Context,
+        write: bool,
+        fn: Callable[[Tenant, AsyncActionSaver, Wire], Awaitable[T]],
+        threads: Sequence[str] = (),
+    ) -> T:
+        try:
+            tenant = self._tenant(context, write)
+            saver = await self.savers(tenant.schema)
+            if self.cold is not None:
+                for thread in dict.fromkeys(t for t in threads if t):
+                    await self.cold.ensure(saver, thread)
+            return await fn(tenant, saver, Wire(saver.serde.inner))  # type: ignore[attr-defined]
+        except Exception as exc:
+            code, message = _status(exc)
+            if code == grpc.StatusCode.INTERNAL:
+                logger.exception("internal error in a service call")
+            await context.abort(code, message)
+            raise AssertionError("unreachable") from None  # abort raises
+
+    def _fence(self, tenant: Tenant, thread_id: str, msg: pb.Fence, has: bool) -> None:
+        if not has:
+            return
+        if self.leases.current(tenant.schema, thread_id) != msg.token:
+            raise LeaseLostError(thread_id, msg.token)
+
+    # ------------------------------------------------------------ handshake
+
+    async def Handshake(self, request: pb.HandshakeRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            return pb.HandshakeResponse(
+                protocol_version=PROTOCOL_VERSION, server_version=__version__, tenant=tenant.name
+            )
+
+        if request.protocol_version != PROTOCOL_VERSION:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"incompatible protocol version: client speaks {request.protocol_version}, "
+                f"server speaks {PROTOCOL_VERSION} (langgraph-actionckpt {__version__})",
+            )
+        return await self._call(context, False, fn)
+
+
+class _CheckpointCalls(_Calls):
+    """The saver API."""
+
+    async def GetTuple(self, request: pb.GetTupleRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            config = wire.config(_thread(request.config))
+            tup = await saver.aget_tuple(config)
+            if tup is None:
+                return pb.GetTupleResponse()
+            return pb.GetTupleResponse(tuple=wire.tuple_msg(tup))
+
+        return await self._call(context, False, fn, (request.config.thread_id,))
+
+    async def List(self, request: pb.ListRequest, context: Context) -> AsyncIterator[Any]:
+        """Stream the checkpoints page by page (never the whole list in memory)."""
+        thread = request.config.thread_id if request.HasField("config") else ""
+
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            config = wire.config(request.config) if request.HasField("config") else None
+            before = wire.config(request.before) if request.HasField("before") else None
+            flt = wire.mapping(request.filter, "filter") or None
+            limit = request.limit if request.HasField("limit") else None
+            return saver.alist(config, filter=flt, before=before, limit=limit), wire
+
+        items, wire = await self._call(context, False, fn, (thread,))
+        try:
+            async for tup in items:
+                yield wire.tuple_msg(tup)
+        except Exception as exc:  # noqa: BLE001 - a failure mid-stream becomes a status
+            code, message = _status(exc)
+            await context.abort(code, message)
+
+    async def Put(self, request: pb.PutRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            thread = _thread(request.config).thread_id
+            self._fence(tenant, thread, request.fence, request.HasField("fence"))
+            config = _with_run_config(wire, wire.config(request.config), request.run_config)
+            checkpoint = wire.checkpoint(request.checkpoint, raw_values=True)
+            metadata = wire.mapping(request.metadata, "metadata")
+            versions = wire.mapping(request.new_versions, "new_versions")
+            for held in request.writes:  # held by the saver: stored with the checkpoint
+                if _thread(held.config).thread_id != thread:
+                    raise ValueError("a put carries writes of another thread")
+                await self._put_writes(tenant, saver, wire, held)
+            out = await saver.aput(config, checkpoint, metadata, versions)  # type: ignore[arg-type]
+            return pb.PutResponse(config=wire.config_msg(out))
+
+        return await self._call(context, True, fn, (request.config.thread_id,))
+
+    async def PutWrites(self, request: pb.PutWritesRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            await self._put_writes(tenant, saver, wire, request)
+            await saver.aflush_writes()  # acknowledged means committed
+            return pb.Empty()
+
+        return await self._call(context, True, fn, (request.config.thread_id,))
+
+    async def _put_writes(
+        self, tenant: Tenant, saver: AsyncActionSaver, wire: Wire, request: pb.PutWritesRequest
+    ) -> None:
+        thread = _thread(request.config).thread_id
+        self._fence(tenant, thread, request.fence, request.HasField("fence"))
+        if not request.config.checkpoint_id:
+            raise ValueError("put_writes needs a checkpoint_id")
+        config = _with_run_config(wire, wire.config(request.config), request.run_config)
+        writes = [(w.channel, _write_value(w)) for w in request.writes]
+        await saver.aput_writes(config, writes, request.task_id, request.task_path)
+
+    async def DeleteThread(self, request: pb.DeleteThreadRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            await saver.adelete_thread(_required(request.thread_id, "thread_id"))
+            return pb.Empty()
+
+        return await self._call(context, True, fn, (request.thread_id,))
+
+    async def DeleteForRuns(self, request: pb.DeleteForRunsRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            await saver.adelete_for_runs(list(request.run_ids))
+            return pb.Empty()
+
+        return await self._call(context, True, fn)
+
+    async def CopyThread(self, request: pb.CopyThreadRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            await saver.acopy_thread(
+                _required(request.source_thread_id, "source_thread_id"),
+                _required(request.target_thread_id, "target_thread_id"),
+            )
+            return pb.Empty()
+
+        return await self._call(
+            context,
+            True,
+            fn,
+            (
+                request.source_thread_id,
+                request.target_thread_id,
+            ),
+        )
+
+    async def Prune(self, request: pb.PruneRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            strategy = request.strategy or "keep_latest"
+            if strategy not in ("keep_latest", "delete"):
+                raise ValueError(f"unknown prune strategy {strategy!r}")
+            await saver.aprune(list(request.thread_ids), strategy=strategy)
+            return pb.Empty()
+
+        return await self._call(context, True, fn, (*request.thread_ids,))
+
+    async def WaitDurable(self, request: pb.WaitDurableRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            ok = await saver.await_durable(
+                list(request.checkpoint_ids), request.durability or "async"
+            )
+            return pb.WaitDurableResponse(durable=ok)
+
+        return await self._call(context, False, fn)
+
+
+class _ActionCalls(_Calls):
+    """The action log."""
+
+    async def RecordActions(self, request: pb.RecordActionsRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            records = [record_from_json(r) for r in request.records]
+            if records:
+                await saver.arecord_actions(records)
+            return pb.Empty()
+
+        return await self._call(context, True, fn)
+
+    async def BeginAction(self, request: pb.BeginActionRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            record = record_from_json(request.record)
+            if record.status not in ("running", "pending"):
+                raise ValueError(f"a begun action is running or pending, not {record.status!r}")
+            record.started_at = record.started_at or _now()
+            await saver.arecord_actions([record])
+            return pb.Empty()
+
+        return await self._call(context, True, fn)
+
+    async def CompleteAction(self, request: pb.CompleteActionRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            record = await _existing(saver, request.thread_id, request.action_id)
+            record.status = "completed"
+            record.output = from_json_bytes(request.output_json) if request.output_json else None
+            record.completed_at = _now()
+            await saver.arecord_actions([record])
+            return pb.Empty()
+
+        return await self._call(context, True, fn, (request.thread_id,))
+
+    async def FailAction(self, request: pb.FailActionRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            record = await _existing(saver, request.thread_id, request.action_id)
+            record.status = "failed"
+            record.error = {"type": request.error_type, "message": request.error_message}
+            record.completed_at = _now()
+            await saver.arecord_actions([record])
+            return pb.Empty()
+
+        return await self._call(context, True, fn, (request.thread_id,))
+
+    async def ListActions(self, request: pb.ListActionsRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            r = request
+            since: Any = None
+            if r.HasField("since_step"):
+                since = r.since_step
+            elif r.HasField("since_time"):
+                since = dt.datetime.fromisoformat(r.since_time)
+            rows = await saver.alist_actions(
+                r.thread_id if r.HasField("thread_id") else None,
+                action_type=list(r.action_types) or None,
+                status=list(r.statuses) or None,
+                node=r.node if r.HasField("node") else None,
+                since=since,
+                run_id=r.run_id if r.HasField("run_id") else None,
+                task_id=r.task_id if r.HasField("task_id") else None,
+                limit=r.limit if r.HasField("limit") else None,
+            )
+            return pb.ActionsResponse(records=[record_to_json(x) for x in rows])
+
+        return await self._call(
+            context, False, fn, (request.thread_id if request.HasField("thread_id") else "",)
+        )
+
+    async def GetAction(self, request: pb.GetActionRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            rec = await saver.aget_action(request.thread_id, request.action_id)
+            return pb.ActionResponse(record=record_to_json(rec)) if rec else pb.ActionResponse()
+
+        return await self._call(context, False, fn, (request.thread_id,))
+
+    async def LastAction(self, request: pb.LastActionRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            rec = await saver.alast_action(request.thread_id, status=list(request.statuses) or None)
+            return pb.ActionResponse(record=record_to_json(rec)) if rec else pb.ActionResponse()
+
+        return await self._call(context, False, fn, (request.thread_id,))
+
+    async def ResolveAction(self, request: pb.ResolveActionRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            await _existing(saver, request.thread_id, request.action_id)
+            has_output = request.HasField("output_json")
+            await saver.aresolve_action(
+                request.thread_id,
+                request.action_id,
+                output=from_json_bytes(request.output_json) if has_output else None,
+                retry=request.retry,
+                note=request.note if request.HasField("note") else None,
+            )
+            return pb.Empty()
+
+        return await self._call(context, True, fn, (request.thread_id,))
+
+
+class CheckpointServicer(_CheckpointCalls, _ActionCalls):
+    """The RPCs over one saver per tenant schema (see :class:`_Calls` for the arguments).
+
+    This class adds the cold tier's ``ArchiveThread`` and the lease calls.
+    """
+
+    async def ArchiveThread(self, request: pb.ArchiveThreadRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            thread = _required(request.thread_id, "thread_id")
+            if self.cold is None:
+                raise _Refused(
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    "this service has no cold tier (start it with --cold-url)",
+                )
+            url = await self.cold.archive(saver, thread)
+            return pb.ArchiveThreadResponse(archived=url is not None, url=url or "")
+
+        return await self._call(context, True, fn)
+
+    # ---------------------------------------------------------------- lease
+
+    async def AcquireLease(self, request: pb.AcquireLeaseRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            thread = _required(request.thread_id, "thread_id")
+            holder = _required(request.holder, "holder")
+            ttl = _ttl(request.ttl_seconds)
+            token = self.leases.acquire(tenant.schema, thread, holder, ttl)
+            return pb.LeaseResponse(held=token is not None, token=token or 0)
+
+        return await self._call(context, True, fn)
+
+    async def RenewLease(self, request: pb.RenewLeaseRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            ok = self.leases.renew(
+                tenant.schema,
+                request.thread_id,
+                request.holder,
+                request.token,
+                _ttl(request.ttl_seconds),
+            )
+            if not ok:
+                raise LeaseLostError(request.thread_id, request.token)
+            return pb.LeaseResponse(held=True, token=request.token)
+
+        return await self._call(context, True, fn)
+
+    async def ReleaseLease(self, request: pb.ReleaseLeaseRequest, context: Context) -> Any:
+        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            ok = self.leases.release(
+                tenant.schema, request.thread_id, request.holder, request.token
+            )
+            return pb.LeaseResponse(held=False, token=request.token if ok else 0)
+
+        return await self._call(context, True, fn)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _status(exc: BaseException) -> tuple[grpc.StatusCode, str]:
+    if isinstance(exc, _Refused):
+        return exc.code, str(exc)
+    if isinstance(exc, LeaseLostError):
+        return grpc.StatusCode.FAILED_PRECONDITION, str(exc)
+    if isinstance(exc, NotFound):
+        return grpc.StatusCode.NOT_FOUND, str(exc.args[0] if exc.args else exc)
+    if isinstance(exc, (ValueError, TypeError, SerializationError, ConfigurationError)):
+        return grpc.StatusCode.INVALID_ARGUMENT, str(exc) or type(exc).__name__
+    if isinstance(exc, (psycopg.OperationalError, ConnectionError, asyncio.TimeoutError)):
+        return grpc.StatusCode.UNAVAILABLE, f"the database is unavailable: {exc}"
+    return grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}"
+
+
+def _thread(config: pb.Config) -> pb.Config:
+    _required(config.thread_id, "config.thread_id")
+    return config
+
+
+def _required(value: str, name: str) -> str:
+    if not value:
+        raise ValueError(f"{name} is required")
+    return value
+
+
+def _ttl(seconds: float) -> float:
+    if not 0 < seconds <= 3600:
+        raise ValueError("ttl_seconds must be in (0, 3600]")
+    return seconds
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _with_run_config(wire: Wire, config: Any, msg: pb.Typed) -> Any:
+    """Add the caller's primitive metadata and configurable values to a config."""
+    extra = wire.mapping(msg, "run_config")
+    for key in ("metadata", "configurable"):
+        part = extra.get(key) or {}
+        if not isinstance(part, dict):
+            raise ValueError(f"run_config.{key} must be a mapping")
+        clean = {
+            str(k): v
+            for k, v in part.items()
+            if isinstance(v, (str, int, float, bool)) and not str(k).startswith("__")
+        }
+        if key == "metadata":
+            config["metadata"] = clean
+        else:
+            config["configurable"] = {**clean, **config["configurable"]}
+    return config
+
+
+def _write_value(write: pb.Write) -> Any:
+    """A write's value as given (an error's stand-in names its class, see ``remote_error``)."""
+    check_type(write.value.type)
+    raw = Raw(write.value.type, write.value.data)
+    if write.channel == ERROR:
+        return remote_error(write.error_type or "Exception", write.error_message, raw)
+    return raw
+
+
+async def _existing(saver: AsyncActionSaver, thread_id: str, action_id: str) -> Any:
+    record = await saver.aget_action(
+        _required(thread_id, "thread_id"), _required(action_id, "action_id")
+    )
+    if record is None:
+        raise NotFound(f"no action {action_id!r} in thread {thread_id!r}")
+    return record

@@ -13,6 +13,7 @@ driver and writer they use, and their bridges to the other world.
 from __future__ import annotations
 
 import builtins
+import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -49,6 +50,8 @@ from langgraph_actionckpt.db.driver import AsyncDriver, PlanFactory, T, configur
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError
 
+logger = logging.getLogger("langgraph_actionckpt")
+
 _D = DEFAULTS  # the keyword defaults below are SaverOptions' own
 
 
@@ -81,6 +84,7 @@ class AsyncSaverBase(SaverCore):
         replay: bool = _D.replay,
         lease: str = _D.lease,
         lease_timeout: float = _D.lease_timeout,
+        lease_ttl: float = _D.lease_ttl,
         metrics: MetricsSink | None = _D.metrics,
         defer_writes: bool = _D.defer_writes,
         durable_writes: bool = _D.durable_writes,
@@ -188,7 +192,35 @@ class AsyncSaverBase(SaverCore):
                 await saver.aclose()
 
     async def _run(self, factory: PlanFactory[T]) -> T:
-        return await self.driver.run(factory)
+        """Run a plan; held writes of a thread whose lease was lost are dropped, not retried.
+
+        Reads and flushes first write the writes held for later checkpoints; when
+        the fence refuses one thread's (see ``_refusal``) they are dropped and the
+        plan runs again for the others.
+        """
+        for attempt in (1, 2, 3):
+            try:
+                return await self.driver.run(factory)
+            except psycopg.Error as error:
+                lost = self._refusal(error)
+                if lost is None:
+                    raise
+                if attempt == 3:
+                    raise lost from None
+                logger.error("dropped held writes: %s", lost)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _run_fenced(self, factory: PlanFactory[T], *, write: bool = False) -> T:
+        """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
+        try:
+            if write:
+                return await self.driver.run_write(factory)
+            return await self.driver.run(factory)
+        except psycopg.Error as error:
+            lost = self._refusal(error)
+            if lost is None:
+                raise
+            raise lost from None
 
     # ------------------------------------------------------------------ API
 
@@ -227,11 +259,15 @@ class AsyncSaverBase(SaverCore):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Store a checkpoint and the channel values that changed (one statement)."""
-        run = self.driver.run_write
+        run = self._run_fenced
         if isinstance(self.metrics, NullMetrics):
-            return await run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+            return await run(
+                lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
+            )
         t0 = time.perf_counter()
-        out = await run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        out = await run(
+            lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
+        )
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
@@ -249,7 +285,7 @@ class AsyncSaverBase(SaverCore):
         """
         call = self._prepare_writes(config, writes, task_id, task_path)
         if call is not None:
-            await self._run(lambda: self._plan_write_call(call))
+            await self._run_fenced(lambda: self._plan_write_call(call))
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""
@@ -361,7 +397,8 @@ class AsyncActionLogIO(AsyncSaverBase):
     async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder)."""
         t0 = time.perf_counter()
-        await self._run(lambda: plan_upsert(self.action_queries, records))
+        fences = self._action_fences(records)  # a lost lease: LeaseLostError, nothing written
+        await self._run_fenced(lambda: plan_upsert(self.action_queries, records, fences))
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
     async def aresolve_action(

@@ -15,6 +15,7 @@ driver and writer they use, and their bridges to the other world.
 from __future__ import annotations
 
 import builtins
+import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
@@ -51,6 +52,8 @@ from langgraph_actionckpt.db.driver import PlanFactory, SyncDriver, T, configure
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError
 
+logger = logging.getLogger("langgraph_actionckpt")
+
 _D = DEFAULTS  # the keyword defaults below are SaverOptions' own
 
 
@@ -83,6 +86,7 @@ class SyncSaverBase(SaverCore):
         replay: bool = _D.replay,
         lease: str = _D.lease,
         lease_timeout: float = _D.lease_timeout,
+        lease_ttl: float = _D.lease_ttl,
         metrics: MetricsSink | None = _D.metrics,
         defer_writes: bool = _D.defer_writes,
         durable_writes: bool = _D.durable_writes,
@@ -188,7 +192,35 @@ class SyncSaverBase(SaverCore):
                 saver.close()
 
     def _run(self, factory: PlanFactory[T]) -> T:
-        return self.driver.run(factory)
+        """Run a plan; held writes of a thread whose lease was lost are dropped, not retried.
+
+        Reads and flushes first write the writes held for later checkpoints; when
+        the fence refuses one thread's (see ``_refusal``) they are dropped and the
+        plan runs again for the others.
+        """
+        for attempt in (1, 2, 3):
+            try:
+                return self.driver.run(factory)
+            except psycopg.Error as error:
+                lost = self._refusal(error)
+                if lost is None:
+                    raise
+                if attempt == 3:
+                    raise lost from None
+                logger.error("dropped held writes: %s", lost)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _run_fenced(self, factory: PlanFactory[T], *, write: bool = False) -> T:
+        """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
+        try:
+            if write:
+                return self.driver.run_write(factory)
+            return self.driver.run(factory)
+        except psycopg.Error as error:
+            lost = self._refusal(error)
+            if lost is None:
+                raise
+            raise lost from None
 
     # ------------------------------------------------------------------ API
 
@@ -226,11 +258,13 @@ class SyncSaverBase(SaverCore):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Store a checkpoint and the channel values that changed (one statement)."""
-        run = self.driver.run_write
+        run = self._run_fenced
         if isinstance(self.metrics, NullMetrics):
-            return run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+            return run(
+                lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
+            )
         t0 = time.perf_counter()
-        out = run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+        out = run(lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True)
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
@@ -248,7 +282,7 @@ class SyncSaverBase(SaverCore):
         """
         call = self._prepare_writes(config, writes, task_id, task_path)
         if call is not None:
-            self._run(lambda: self._plan_write_call(call))
+            self._run_fenced(lambda: self._plan_write_call(call))
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""
@@ -360,7 +394,8 @@ class SyncActionLogIO(SyncSaverBase):
     def record_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder)."""
         t0 = time.perf_counter()
-        self._run(lambda: plan_upsert(self.action_queries, records))
+        fences = self._action_fences(records)  # a lost lease: LeaseLostError, nothing written
+        self._run_fenced(lambda: plan_upsert(self.action_queries, records, fences))
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
     def resolve_action(

@@ -41,7 +41,7 @@ def test_invalid_index_from_an_interrupted_build_is_rebuilt(dsn: str, schema: st
         # index of that name (a real failed CREATE INDEX CONCURRENTLY: a unique
         # build over duplicate run ids).
         conn.execute(f'DROP INDEX "{schema}".actions_run_idx')
-        conn.execute(f'DELETE FROM "{schema}".migrations WHERE v = 4')
+        conn.execute(f'DELETE FROM "{schema}".migrations WHERE v >= 4')
         conn.execute(
             f'INSERT INTO "{schema}".actions (thread_id, action_id, run_id, action_type, status) '
             "VALUES ('t', 'a1', 'r', 'tool_call', 'completed'), "
@@ -68,7 +68,7 @@ def test_no_advisory_lock_is_held_while_an_index_is_built(dsn: str, schema: str)
     assert _migrate(dsn, schema) == LATEST_VERSION
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f'DROP INDEX "{schema}".actions_run_idx')
-        conn.execute(f'DELETE FROM "{schema}".migrations WHERE v = 4')
+        conn.execute(f'DELETE FROM "{schema}".migrations WHERE v >= 4')
     # An uncommitted write to actions makes the concurrent build wait for it,
     # which gives us time to look at the builder's locks.
     blocker = psycopg.connect(dsn)

@@ -87,7 +87,14 @@ def test_concurrent_setup_by_ten_processes(dsn: str, schema: str) -> None:
         "SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY tablename",
         (schema,),
     )
-    assert [t for (t,) in tables] == ["actions", "blobs", "checkpoints", "migrations", "writes"]
+    assert [t for (t,) in tables] == [
+        "actions",
+        "blobs",
+        "checkpoints",
+        "leases",
+        "migrations",
+        "writes",
+    ]
     invalid = fetch(
         dsn,
         "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "

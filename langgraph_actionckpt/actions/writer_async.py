@@ -25,6 +25,7 @@ from langgraph_actionckpt.actions._acompat import (
 )
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
+from langgraph_actionckpt.errors import LeaseLostError
 
 __all__ = ["AsyncWriterCore"]
 
@@ -54,15 +55,32 @@ class AsyncWriterCore(RowQueue):
         self._wake = AsyncEvent()
 
     async def awrite_now(self, record: ActionRecord | None = None) -> None:
-        """Write the queue and ``record`` durably before returning."""
+        """Write the queue and ``record`` durably before returning.
+
+        Raises:
+            LeaseLostError: ``record``'s thread was taken over by another worker.
+                The rows of a taken-over thread are dropped (never written by
+                this worker); the other rows are written all the same.
+        """
         async with self._lock:
             rows = self._take(record)
-            if not rows:
-                return
+            own = record
             try:
-                await self._write(merge_records(rows))
+                while rows:
+                    try:
+                        await self._write(merge_records(rows))
+                        return
+                    except LeaseLostError as lost:
+                        kept = [r for r in rows if r.thread_id != lost.thread_id]
+                        if len(kept) == len(rows):
+                            raise
+                        logger.error("dropped %d action rows: %s", len(rows) - len(kept), lost)
+                        rows = kept
+                        if own is not None and own.thread_id == lost.thread_id:
+                            own = None  # the caller's row is gone with its thread's
+                            raise
             except BaseException:
-                self._give_back(rows, record)
+                self._give_back(rows, own)
                 raise
             finally:
                 self._report_depth()

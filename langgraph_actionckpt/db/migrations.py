@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
+from langgraph_actionckpt.db import fence
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import q, regclass
 from langgraph_actionckpt.errors import MigrationError
@@ -209,6 +210,12 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ON {s}.actions (run_id) WHERE run_id IS NOT NULL",
         ),
         concurrent=True,
+    ),
+    Migration(
+        5,
+        "fenced thread leases: the leases table and the fenced(thread, token) check",
+        # the SQL lives beside the code that uses it (db/fence.py), applied only here
+        fence.DDL,
     ),
 )
 

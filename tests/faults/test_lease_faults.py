@@ -275,9 +275,7 @@ def _race_once(
         return on_step
 
     def worker(name: str) -> None:
-        opts: dict[str, Any] = {"pool_size": 2}
-        if pooled:
-            opts["prepare_threshold"] = None
+        opts: dict[str, Any] = {"pool_size": 2, "prepare_threshold": None if pooled else 5}
         with ActionSaver.from_conn_string(
             f"{dsn}?application_name=race{name}",
             schema=schema,
@@ -318,7 +316,8 @@ def _race_once(
             counts["kills"] += private_pg.terminate_backends(f"application_name LIKE '{victim}'")
 
     # the thread exists, paused before its first node: both workers resume it
-    with ActionSaver.from_conn_string(dsn, schema=schema, pool_size=0) as seed_saver:
+    one: dict[str, Any] = {"schema": schema, "pool_size": 0, "prepare_threshold": None}
+    with ActionSaver.from_conn_string(dsn, **one) as seed_saver:
         seeded = effect_chain(n, "seed", ledger).compile(
             checkpointer=seed_saver, interrupt_before=["n0"]
         )
@@ -334,7 +333,7 @@ def _race_once(
     kill.join()
     # every action exactly once: in the external system, in the log, in the state
     assert sorted(i for _, i in ledger.ran) == list(range(n)), ledger.ran
-    with ActionSaver.from_conn_string(dsn, schema=schema, pool_size=0) as check:
+    with ActionSaver.from_conn_string(dsn, **one) as check:
         check_exactly_once(check, thread, n)
     return counts
 

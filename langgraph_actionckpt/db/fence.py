@@ -379,8 +379,19 @@ class LeaseKeeper:
         )
 
     def _default_connect(self) -> psycopg.Connection[Any]:
+        # No prepared statements (transaction-mode poolers), and a connection
+        # whose peer went silent fails within about a ttl instead of hanging
+        # the heartbeat: unacknowledged sends time out, idle ones are probed.
         return psycopg.Connection.connect(
-            self.conninfo, autocommit=True, prepare_threshold=None, connect_timeout=5
+            self.conninfo,
+            autocommit=True,
+            prepare_threshold=None,
+            connect_timeout=5,
+            keepalives=1,
+            keepalives_idle=max(1, int(self.ttl / 3)),
+            keepalives_interval=1,
+            keepalives_count=3,
+            tcp_user_timeout=int(max(self.ttl, 5.0) * 1000),
         )
 
     def _connection(self) -> psycopg.Connection[Any]:

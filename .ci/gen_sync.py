@@ -29,7 +29,6 @@ PKG = ROOT / "langgraph_actionckpt"
 PAIRS: list[tuple[str, str]] = [
     ("db/_async_driver.py", "db/_sync_driver.py"),
     ("_async_saver.py", "_sync_saver.py"),
-    ("db/_async_lease.py", "db/_sync_lease.py"),
     ("replay/_async_log.py", "replay/_sync_log.py"),
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
     ("actions/writer_async.py", "actions/writer_sync.py"),

@@ -116,6 +116,10 @@ class SaverOptions:
         lease: One worker per thread: ``wait`` for a busy thread, ``error`` on
             one (:class:`~langgraph_actionckpt.ThreadBusyError`), or ``off``.
         lease_timeout: Seconds to wait for a busy thread's lease.
+        lease_ttl: Seconds a lease lives without its heartbeat (renewed every
+            third of it, on the server's clock); another worker may take the
+            thread over only after that, or at once on a direct connection
+            when the holder's lease connection is gone.
         metrics: A :class:`~langgraph_actionckpt.Metrics` (or any
             ``MetricsSink``) to update; ``None`` records nothing.
         defer_writes: Hold a task's pending writes and store them with the
@@ -160,6 +164,7 @@ class SaverOptions:
     replay: bool = True
     lease: str = "wait"
     lease_timeout: float = 300.0
+    lease_ttl: float = 30.0
     metrics: MetricsSink | None = None
     defer_writes: bool = True
     durable_writes: bool = False
@@ -184,6 +189,8 @@ class SaverOptions:
             raise ConfigurationError(
                 f"writer_batch_size must be >= 1, got {self.writer_batch_size!r}"
             )
+        if self.lease_ttl <= 0:
+            raise ConfigurationError(f"lease_ttl must be > 0 seconds, got {self.lease_ttl!r}")
         for name in ("lease_timeout", "durable_timeout", "writer_interval"):
             if getattr(self, name) < 0:
                 raise ConfigurationError(

@@ -35,6 +35,8 @@ class ActionSaverLike(Protocol):
     conninfo: str | None
     lease_mode: str
     lease_timeout: float
+    lease_ttl: float
+    leases: Any  # the LeaseKeeper, made on first use (db/lease.py)
 
     def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
         """Block until the given checkpoints are committed (sync callers)."""

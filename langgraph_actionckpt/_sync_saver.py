@@ -15,6 +15,7 @@ driver and writer they use, and their bridges to the other world.
 from __future__ import annotations
 
 import builtins
+import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
@@ -65,6 +66,8 @@ from langgraph_actionckpt.db.driver import (
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError
 
+logger = logging.getLogger("langgraph_actionckpt")
+
 _D = DEFAULTS  # the keyword defaults below are SaverOptions' own
 
 
@@ -97,6 +100,7 @@ class SyncSaverBase(SaverCore):
         replay: bool = _D.replay,
         lease: str = _D.lease,
         lease_timeout: float = _D.lease_timeout,
+        lease_ttl: float = _D.lease_ttl,
         metrics: MetricsSink | None = _D.metrics,
         defer_writes: bool = _D.defer_writes,
         durable_writes: bool = _D.durable_writes,
@@ -205,23 +209,45 @@ class SyncSaverBase(SaverCore):
                 saver.close()
 
     def _run(self, factory: PlanFactory[T]) -> T:
-        """Run a plan; when the database refused held writes it stored, isolate them.
+        """Run a plan; held writes the database refuses never block the others.
 
-        Plans store every thread's held writes in one statement before they
-        read (and flushes do). One thread's write the database refuses (a key
-        over the index limit, a malformed value) would fail them all, every time:
-        they are then stored thread by thread, the refused ones dropped (their
-        thread's next call raises why, see ``_refuse_held``) and the plan is run
-        again.
+        Plans store every thread's held writes in one statement before they read
+        (and flushes do). When the fence refuses one thread's (its lease was lost,
+        see ``_refusal``) they are dropped and the plan runs again for the
+        others. When the database refuses one thread's write as data (a key over
+        the index limit, a malformed value), the held writes are stored thread by
+        thread, the refused ones dropped (their thread's next call raises why,
+        see ``_refuse_held``) and the plan runs again.
         """
+        isolated = False
+        for attempt in (1, 2, 3):
+            try:
+                return self.driver.run(factory)
+            except psycopg.Error as error:
+                lost = self._refusal(error)
+                if lost is None:
+                    if isolated or not (self._pending and is_data_error(error)):
+                        raise
+                    if not self._aisolate_held():
+                        raise  # no held write was the cause
+                    isolated = True
+                    continue
+                if attempt == 3:
+                    raise lost from None
+                logger.error("dropped held writes: %s", lost)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _run_fenced(self, factory: PlanFactory[T], *, write: bool = False) -> T:
+        """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
         try:
+            if write:
+                return self.driver.run_write(factory)
             return self.driver.run(factory)
-        except Exception as exc:
-            if not (self._pending and is_data_error(exc)):
+        except psycopg.Error as error:
+            lost = self._refusal(error)
+            if lost is None:
                 raise
-            if not self._aisolate_held():
-                raise  # no held write was the cause
-        return self.driver.run(factory)
+            raise lost from None
 
     def _aisolate_held(self) -> bool:
         """Store held writes one thread at a time; drop the threads' the database refuses.
@@ -276,12 +302,16 @@ class SyncSaverBase(SaverCore):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Store a checkpoint and the channel values that changed (one statement)."""
-        run = self.driver.run_write
+        run = self._run_fenced
         try:
             if isinstance(self.metrics, NullMetrics):
-                return run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+                return run(
+                    lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
+                )
             t0 = time.perf_counter()
-            out = run(lambda: self._plan_put(config, checkpoint, metadata, new_versions))
+            out = run(
+                lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
+            )
         except Exception as exc:
             if is_data_error(exc):
                 raise self._write_refused(config, "checkpoint", exc) from exc
@@ -304,7 +334,7 @@ class SyncSaverBase(SaverCore):
         call = self._prepare_writes(config, writes, task_id, task_path)
         if call is not None:
             try:
-                self._run(lambda: self._plan_write_call(call))
+                self._run_fenced(lambda: self._plan_write_call(call))
             except Exception as exc:
                 if is_data_error(exc):
                     size = sum(len(row.blob) for row in call.rows)
@@ -428,7 +458,8 @@ class SyncActionLogIO(SyncSaverBase):
         for record in records:
             check_record(record)
         t0 = time.perf_counter()
-        self._run(lambda: plan_upsert(self.action_queries, records))
+        fences = self._action_fences(records)  # a lost lease: LeaseLostError, nothing written
+        self._run_fenced(lambda: plan_upsert(self.action_queries, records, fences))
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
     def resolve_action(

@@ -43,7 +43,7 @@ class ActionSaver(SettledWrites, SyncActionLogIO):
         options: All options at once, as a :class:`~langgraph_actionckpt.SaverOptions`
             (then pass none of the keywords below).
         schema, serde, pipeline, record_nodes, delta_policy, delta_cache_bytes,
-            compress_min, replay, lease, lease_timeout, metrics, defer_writes,
+            compress_min, replay, lease, lease_timeout, lease_ttl, metrics, defer_writes,
             durable_writes, durable_timeout, writer_batch_size, writer_interval,
             group_commit, encryption, max_load_bytes, reuse: The saver options, each documented on
             :class:`~langgraph_actionckpt.SaverOptions` (same defaults).

@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import operator
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -334,18 +335,35 @@ def test_migrate_print_sql_runs_nothing() -> None:
     assert bad.exit_code == 1
 
 
+def sql_statements(text: str) -> list[str]:
+    """Split a SQL file as psql does: at a ``;`` ending a line, not inside ``$tag$`` quotes."""
+    out: list[str] = []
+    lines: list[str] = []
+    quoted = False
+    for line in text.splitlines():
+        if line.startswith("--"):
+            continue
+        lines.append(line)
+        if len(re.findall(r"\$[A-Za-z_]*\$", line)) % 2:
+            quoted = not quoted
+        if not quoted and line.rstrip().endswith(";"):
+            body = "\n".join(lines).strip()
+            if body.strip(";").strip():
+                out.append(body)
+            lines = []
+    return out
+
+
 def test_print_sql_applies_cleanly(dsn: str) -> None:
     """The printed SQL is what a DBA can run by hand; the saver then finds it current."""
     schema = new_schema_name()
     try:
         text = cli("migrate", "--print-sql", "--schema", schema, "--json")["sql"]
         # one statement at a time, in autocommit, as psql would run the file
-        statements = [s for s in text.split(";\n") if s.strip() and not s.strip().startswith("--")]
+        statements = sql_statements(text)
         with psycopg.connect(dsn, autocommit=True) as conn:
-            for stmt in text.split(";\n"):
-                body = "\n".join(ln for ln in stmt.splitlines() if not ln.startswith("--"))
-                if body.strip():
-                    conn.execute(body.encode())
+            for stmt in statements:
+                conn.execute(stmt.encode())
         assert len(statements) > 8
         with ActionSaver.from_conn_string(dsn, schema=schema) as s:
             s.setup()

@@ -231,7 +231,7 @@ def test_store_writes_binds_one_row_per_call_and_marks_failed_tasks() -> None:
     p = named(store)
     assert (p["w0_t"], p["w0_task"], p["w0_ch"]) == ("t1", "t-ok", ["a", "b"])
     assert (p["s0_task"], p["s0_ch"]) == ("t-bad", [ERROR])
-    assert mark.query == AQ.not_replayable
+    assert mark.query == AQ.not_replayable()
     assert mark.params == {"thread_id": "t1", "task_id": "t-bad"}
 
 

@@ -17,8 +17,7 @@ import pytest
 
 from langgraph_actionckpt import InFlightActionError, ThreadBusyError
 from langgraph_actionckpt.actions.records import ActionRecord
-from langgraph_actionckpt.db import _async_lease, _sync_lease
-from langgraph_actionckpt.db.lease import AsyncLease, SyncLease, holds, release_all
+from langgraph_actionckpt.db.lease import aacquire, acquire, arelease, holds, release, release_all
 from langgraph_actionckpt.replay import _async_calls, _async_log, _sync_calls, _sync_log, core
 from langgraph_actionckpt.replay.context import TaskScope
 from langgraph_actionckpt.saver import ActionSaver
@@ -179,7 +178,6 @@ def public_names(obj: Any) -> dict[str, bool]:
     [
         (_sync_log, _async_log),
         (_sync_calls, _async_calls),
-        (_sync_lease.SyncLease, _async_lease.AsyncLease),
     ],
 )
 def test_generated_twins_have_the_same_names(sync_side: Any, async_side: Any) -> None:
@@ -205,41 +203,41 @@ async def test_leases_in_both_worlds(saver: ActionSaver, dsn: str) -> None:
         def busy_for_other(thread_id: str) -> bool:
             other.lease_mode = "error"
             try:
-                SyncLease(other).acquire(thread_id)
+                acquire(other, thread_id)
             except ThreadBusyError:
                 return True
             finally:
                 other.lease_mode = "wait"
-            return not SyncLease(other).release(thread_id)
+            return not release(other, thread_id)
 
         def other_takes_and_gives_back(thread_id: str) -> bool:
             # "wait": a closed session's lock is freed once the server notices
-            return SyncLease(other).acquire(thread_id) and SyncLease(other).release(thread_id)
+            return acquire(other, thread_id) and release(other, thread_id)
 
         # async take, async give back
-        assert await AsyncLease(saver).acquire("t-a")
-        assert not await AsyncLease(saver).acquire("t-a")  # already held here
+        assert await aacquire(saver, "t-a")
+        assert not await aacquire(saver, "t-a")  # already held here
         assert busy_for_other("t-a")
-        assert await AsyncLease(saver).release("t-a")
-        assert not await AsyncLease(saver).release("t-a")
+        assert await arelease(saver, "t-a")
+        assert not await arelease(saver, "t-a")
         assert other_takes_and_gives_back("t-a")
 
         # sync take, async give back (a sync node in an async graph)
-        assert SyncLease(saver).acquire("t-b")
+        assert acquire(saver, "t-b")
         assert holds(saver, "t-b") and busy_for_other("t-b")
-        assert await AsyncLease(saver).release("t-b")
+        assert await arelease(saver, "t-b")
         assert not holds(saver, "t-b")
         assert other_takes_and_gives_back("t-b")
 
         # async take, sync give back
-        assert await AsyncLease(saver).acquire("t-c")
+        assert await aacquire(saver, "t-c")
         assert busy_for_other("t-c")
-        assert SyncLease(saver).release("t-c")
+        assert release(saver, "t-c")
         assert other_takes_and_gives_back("t-c")
 
         # release_all frees a sync session's lock before it returns
-        assert SyncLease(other).acquire("t-d")
+        assert acquire(other, "t-d")
         assert release_all(other) == 1
         saver.lease_mode = "error"
-        assert SyncLease(saver).acquire("t-d")
+        assert acquire(saver, "t-d")
         assert release_all(saver) == 1

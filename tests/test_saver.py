@@ -91,6 +91,7 @@ def test_concurrent_setup_by_ten_processes(dsn: str, schema: str) -> None:
         "actions",
         "blobs",
         "checkpoints",
+        "leases",
         "migrations",
         "reuse_entries",
         "writes",

@@ -8,6 +8,7 @@ tool call, a branch decision, a user ``@action`` function. Each is a row of
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
@@ -329,22 +330,26 @@ class ActionQueries:
     def columns(self) -> sql.Composed:
         return sql.SQL(", ").join(sql.Identifier(c) for c in COLUMNS)
 
-    @cached_property
-    def upsert(self) -> sql.Composed:
-        """Multi-row upsert from parallel arrays (small batches)."""
+    @functools.lru_cache(maxsize=2)  # noqa: B019 - one ActionQueries object per saver
+    def upsert(self, fenced: bool = False) -> sql.Composed:
+        """Multi-row upsert from parallel arrays (small batches); see :meth:`_upsert_from`."""
         arrays = sql.SQL(", ").join(
             sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text"))) for c in WRITE_COLUMNS
         )
         cols = sql.SQL(", ").join(sql.Identifier(c) for c in WRITE_COLUMNS)
         return self._upsert_from(
-            sql.SQL("SELECT * FROM unnest({arrays}) AS x({cols})").format(arrays=arrays, cols=cols)
+            sql.SQL("SELECT * FROM unnest({arrays}) AS x({cols})").format(arrays=arrays, cols=cols),
+            fenced,
         )
 
-    def _upsert_from(self, source: sql.Composable) -> sql.Composed:
+    def _upsert_from(self, source: sql.Composable, fenced: bool = False) -> sql.Composed:
         """Insert rows from ``source`` (all write columns, in order), merging existing ones.
 
         A terminal status is never overwritten by a non-terminal one, unless the
         write is a new attempt (a retry of a failed or unreplayable action).
+        ``fenced``: two more parameters after the source's, the leased threads
+        and their fencing tokens; a stale token fails the statement (nothing
+        is written) through ``{s}.fenced()``, evaluated once before any row.
         """
         cols = sql.SQL(", ").join(sql.Identifier(c) for c in WRITE_COLUMNS)
         defaults = {"started_at": "now()", "checkpoint_ns": "''"}
@@ -358,13 +363,22 @@ class ActionQueries:
         return self.q(
             """
             INSERT INTO {s}.actions AS a ({cols})
-            SELECT {exprs} FROM ({source}) AS x
+            SELECT {exprs} FROM ({source}) AS x {fence}
             ON CONFLICT (thread_id, action_id) DO UPDATE SET {sets}
             """,
             cols=cols,
             exprs=exprs,
             source=source,
+            fence=self.fence_filter if fenced else sql.SQL(""),
             sets=sets,
+        )
+
+    @cached_property
+    def fence_filter(self) -> sql.Composed:
+        """``WHERE`` every (thread, token) of two array parameters is the lease holder's."""
+        return self.q(
+            "WHERE (SELECT count({s}.fenced(f.t, f.k)) "
+            "FROM unnest(%s::text[], %s::bigint[]) AS f(t, k)) >= 0"
         )
 
     @cached_property
@@ -389,9 +403,9 @@ class ActionQueries:
             cols=sql.SQL(", ").join(sql.Identifier(c) for c in WRITE_COLUMNS),
         )
 
-    @cached_property
-    def merge_stage(self) -> sql.Composed:
-        return self._upsert_from(sql.SQL("SELECT * FROM {}").format(self.stage))
+    @functools.lru_cache(maxsize=2)  # noqa: B019
+    def merge_stage(self, fenced: bool = False) -> sql.Composed:
+        return self._upsert_from(sql.SQL("SELECT * FROM {}").format(self.stage), fenced)
 
     def select(self, conditions: Sequence[str], order: str = "step_index") -> sql.Composed:
         where = " AND ".join(conditions) if conditions else "true"
@@ -409,18 +423,23 @@ class ActionQueries:
             cols=self.columns,
         )
 
-    @cached_property
-    def not_replayable(self) -> sql.Composed:
+    @functools.lru_cache(maxsize=2)  # noqa: B019
+    def not_replayable(self, fenced: bool = False) -> sql.Composed:
         # Only the task's most recent completion: the output the node was acting
-        # on when it failed. Earlier completions are still replayed.
+        # on when it failed. Earlier completions are still replayed. Fenced: the
+        # thread id goes through {s}.fenced() once (an InitPlan), with the token.
+        thread = sql.SQL(
+            "(SELECT {s}.fenced(%(thread_id)s, %(fence)s::bigint))" if fenced else "%(thread_id)s"
+        ).format(s=self.ident)
         return self.q(
             """
             UPDATE {s}.actions SET replayable = false
-            WHERE thread_id = %(thread_id)s AND step_index = (
+            WHERE thread_id = {thread} AND step_index = (
                 SELECT max(step_index) FROM {s}.actions
                 WHERE thread_id = %(thread_id)s AND task_id = %(task_id)s
                   AND action_type = 'llm_completion' AND status = 'completed')
-            """
+            """,
+            thread=thread,
         )
 
     @cached_property
@@ -537,15 +556,26 @@ COPY_THRESHOLD = 32
 """Batches at least this large go through COPY into a staging table."""
 
 
-def plan_upsert(q: ActionQueries, records: Sequence[ActionRecord]) -> Plan[None]:
+def plan_upsert(
+    q: ActionQueries,
+    records: Sequence[ActionRecord],
+    fences: Mapping[str, int] | None = None,
+) -> Plan[None]:
     """Write records: one upsert statement, or COPY + one upsert for large batches.
 
     Binding hundreds of rows as parallel arrays costs psycopg far more than
     streaming them with COPY, so a large batch is copied into a per-session
     temporary staging table and merged with the same upsert rules.
+
+    Args:
+        q: The schema's statements.
+        records: The rows.
+        fences: Fencing tokens by (stored) thread id of the leased threads
+            among the rows: the upsert fails, writing nothing, when one is stale.
     """
     if not records:
         return
+    fence: list[Any] = [list(fences), list(fences.values())] if fences else []
     # Threads in ascending order, each thread's rows in arrival order (that order
     # numbers them: step_index); every multi-thread write of this package locks
     # rows in this order, so none can deadlock with another.
@@ -553,14 +583,14 @@ def plan_upsert(q: ActionQueries, records: Sequence[ActionRecord]) -> Plan[None]
     if q.keyring is not None:
         rows = [_sealed_row(q, q.keyring, row) for row in rows]
     if len(records) < COPY_THRESHOLD:
-        yield Op(q.upsert, [list(col) for col in zip(*rows, strict=True)])
+        yield Op(q.upsert(bool(fence)), [*(list(col) for col in zip(*rows, strict=True)), *fence])
         return
     # The staging table lives and dies inside the transaction: behind a pooler in
     # transaction mode the next transaction may run on another server session.
     yield BEGIN
     yield Op(q.create_stage)
     yield Op(q.copy_stage, rows, "copy")
-    yield Op(q.merge_stage)
+    yield Op(q.merge_stage(bool(fence)), fence or None)
     yield COMMIT
 
 

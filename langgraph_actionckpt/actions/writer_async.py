@@ -26,7 +26,7 @@ from langgraph_actionckpt.actions._acompat import (
 from langgraph_actionckpt.actions.records import ActionRecord, check_record
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
 from langgraph_actionckpt.db.driver import is_data_error
-from langgraph_actionckpt.errors import SerializationError
+from langgraph_actionckpt.errors import LeaseLostError, SerializationError
 
 __all__ = ["AsyncWriterCore"]
 
@@ -56,23 +56,43 @@ class AsyncWriterCore(RowQueue):
         self._wake = AsyncEvent()
 
     async def awrite_now(self, record: ActionRecord | None = None) -> None:
-        """Write the queue and ``record`` durably before returning."""
+        """Write the queue and ``record`` durably before returning.
+
+        Raises:
+            LeaseLostError: ``record``'s thread was taken over by another worker.
+                The rows of a taken-over thread are dropped (never written by
+                this worker); the other rows are written all the same.
+            SerializationError: The database refused ``record`` itself (a data
+                error); the other rows of the batch are written one by one.
+        """
         if record is not None:
             check_record(record)  # a too long id must not fail the queued rows with it
         async with self._lock:
             rows = self._take(record)
-            if not rows:
-                return
-            merged = merge_records(rows)
+            own = record
             try:
-                await self._write(merged)
-            except Exception as exc:
-                if not is_data_error(exc):
-                    self._give_back(rows, record)
-                    raise
-                await self._write_each(merged, record)
+                while rows:
+                    merged = merge_records(rows)
+                    try:
+                        await self._write(merged)
+                        return
+                    except LeaseLostError as lost:
+                        kept = [r for r in rows if r.thread_id != lost.thread_id]
+                        if len(kept) == len(rows):
+                            raise
+                        logger.error("dropped %d action rows: %s", len(rows) - len(kept), lost)
+                        rows = kept
+                        if own is not None and own.thread_id == lost.thread_id:
+                            own = None  # the caller's row is gone with its thread's
+                            raise
+                    except Exception as exc:
+                        if not is_data_error(exc):
+                            raise
+                        rows = []  # from here _write_each puts back what it did not write
+                        await self._write_each(merged, own)
+                        return
             except BaseException:
-                self._give_back(rows, record)
+                self._give_back(rows, own)
                 raise
             finally:
                 self._report_depth()

@@ -34,6 +34,7 @@ from langgraph_actionckpt.checkpoints import maintenance as m
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy, ListCache
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
+from langgraph_actionckpt.checkpoints.fencing import LeaseFencing
 from langgraph_actionckpt.checkpoints.fork import plan_fork
 from langgraph_actionckpt.checkpoints.history import empty_history, plan_delta_history
 from langgraph_actionckpt.checkpoints.pending import PendingWrites, WriteCall
@@ -58,8 +59,11 @@ from langgraph_actionckpt.checkpoints.setup import (
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.driver import Plan, PlanFactory
 from langgraph_actionckpt.db.encoding import unescape_text
+from langgraph_actionckpt.db.fence import LeaseKeeper
 from langgraph_actionckpt.db.migrations import plan_migrate
-from langgraph_actionckpt.errors import SerializationError
+from langgraph_actionckpt.errors import LeaseLostError, SerializationError
+
+logger = logging.getLogger("langgraph_actionckpt")
 
 __all__ = ["DEFAULT_SCHEMA", "SaverCore", "default_serde", "env_dsn", "validate_schema"]
 
@@ -68,7 +72,7 @@ logger = logging.getLogger("langgraph_actionckpt")
 _MAX_STEPS = 10_000  # cached checkpoint steps; cleared, not evicted, past this
 
 
-class SaverCore(BaseCheckpointSaver[str]):
+class SaverCore(LeaseFencing, BaseCheckpointSaver[str]):
     """Shared state and plan adapters of both savers. Not used directly."""
 
     # Provided by the sync and async subclasses (declared for the shared code).
@@ -91,6 +95,8 @@ class SaverCore(BaseCheckpointSaver[str]):
         self.defer_writes = options.defer_writes
         self.lease_mode = options.lease
         self.lease_timeout = options.lease_timeout
+        self.lease_ttl = options.lease_ttl
+        self.leases: LeaseKeeper | None = None  # made on a first lease (db/lease.py)
         self.conninfo: str | None = None  # set by the subclasses, for dedicated connections
         self.metrics: MetricsSink = (
             options.metrics if options.metrics is not None else NullMetrics()
@@ -174,15 +180,17 @@ class SaverCore(BaseCheckpointSaver[str]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> Plan[RunnableConfig]:
+        where = thread_key(config)
         if self._refused:
-            self._raise_refused(thread_key(config)[0])
+            self._raise_refused(where[0])
+        fence = self._fence(where[0])  # before anything is taken: a lost lease stores nothing
         # Writes of this checkpoint or later ones (with durability="async" they can
         # arrive before it) wait for a later put.
-        held = self._pending.take(thread_key(config), keep_from=checkpoint["id"])
+        held = self._pending.take(where, keep_from=checkpoint["id"])
         try:
             done = yield from plan_put(
                 self.queries, self.action_queries, self.codec, config, checkpoint, metadata,
-                new_versions, held,
+                new_versions, held, fence,
             )  # fmt: skip
         except BaseException:
             self._pending.restore(held)
@@ -225,6 +233,7 @@ class SaverCore(BaseCheckpointSaver[str]):
 
     def _plan_write_call(self, call: WriteCall) -> Plan[None]:
         """Write one call now, with the thread's held writes before it."""
+        self._fence(call.thread_id)  # a lost lease: raise before anything is taken
         held = self._pending.take(call.key)
         # special writes (an error, an interrupt) are durable at once
         async_commit = not call.special and not self.durable_writes
@@ -294,6 +303,18 @@ class SaverCore(BaseCheckpointSaver[str]):
     def _store(
         self, held: list[WriteCall], calls: list[WriteCall], async_commit: bool
     ) -> Plan[None]:
+        fences: dict[str, int] = {}
+        if self.leases is not None and calls:
+            for thread_id in {c.thread_id for c in calls}:
+                try:
+                    token = self._fence(thread_id)
+                except LeaseLostError as lost:  # never stored by this worker: dropped
+                    logger.error("dropped held writes: %s", lost)
+                    held = [c for c in held if c.thread_id != thread_id]
+                    calls = [c for c in calls if c.thread_id != thread_id]
+                    continue
+                if token is not None:
+                    fences[thread_id] = token
         try:
             yield from plan_store_writes(
                 self.queries,
@@ -301,6 +322,7 @@ class SaverCore(BaseCheckpointSaver[str]):
                 calls,
                 async_commit=async_commit,
                 codec=self.codec,
+                fences=fences,
             )
         except BaseException:
             self._pending.restore(held)

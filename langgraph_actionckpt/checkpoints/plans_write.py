@@ -70,6 +70,7 @@ def plan_put(
     metadata: CheckpointMetadata,
     new_versions: ChannelVersions,
     held: Sequence[WriteCall] = (),
+    fence: int | None = None,
 ) -> Plan[PutResult]:
     """Store a checkpoint, its changed channel values and ``held`` writes: one statement.
 
@@ -87,6 +88,8 @@ def plan_put(
         metadata: Its metadata (merged with the config's, see :func:`merge_metadata`).
         new_versions: The channels whose values changed.
         held: Writes held for this thread, stored by the same statement.
+        fence: The fencing token of this worker's lease on the thread, if it
+            holds one: the statement stores nothing when the token is stale.
 
     Returns:
         What the caller caches: see :class:`PutResult`.
@@ -161,13 +164,15 @@ def plan_put(
         params[f"b{i}_len"] = r.list_len
     deltas = {r.channel: r for r in rows if r.type == DELTA_TYPE}
     counts = bind_calls(params, held, deltas, shared=True, seal=write_sealer(codec))
+    fences = {} if fence is None else {thread_id: fence}
+    bind_fences(params, fences)
     yield Op(
-        queries.store(*counts, len(rows), True, False, True),
+        queries.store(*counts, len(rows), True, False, True, bool(fences)),
         params,
         prepare=True,
         lock_key=thread_id,
     )
-    yield from plan_mark_failed(action_queries, held)
+    yield from plan_mark_failed(action_queries, held, fences)
     return PutResult(
         config={
             "configurable": {
@@ -276,6 +281,7 @@ def plan_store_writes(
     *,
     async_commit: bool,
     codec: Codec | None = None,
+    fences: Mapping[str, int] | None = None,
 ) -> Plan[None]:
     """Store write calls (no checkpoint) in one statement.
 
@@ -287,27 +293,47 @@ def plan_store_writes(
             only needed to resume their step, while special writes (an error, an
             interrupt) must be durable at once.
         codec: Seals the writes when encryption is on.
+        fences: Fencing tokens by thread of the leased threads among the calls:
+            the statement stores nothing when one is stale.
     """
     if not calls:
         return
     params: dict[str, Any] = {}
     counts = bind_calls(params, calls, seal=write_sealer(codec) if codec is not None else None)
-    yield Op(queries.store(*counts, 0, False, async_commit), params)
-    yield from plan_mark_failed(action_queries, calls)
+    fences = {t: k for t, k in (fences or {}).items() if any(c.thread_id == t for c in calls)}
+    bind_fences(params, fences)
+    yield Op(queries.store(*counts, 0, False, async_commit, False, bool(fences)), params)
+    yield from plan_mark_failed(action_queries, calls, fences)
 
 
-def plan_mark_failed(action_queries: ActionQueries, calls: Sequence[WriteCall]) -> Plan[None]:
+def bind_fences(params: dict[str, Any], fences: Mapping[str, int]) -> None:
+    """The ``fence_t``/``fence_k`` parameters of a fenced store statement (none: unfenced)."""
+    if fences:
+        params["fence_t"] = list(fences)
+        params["fence_k"] = list(fences.values())
+
+
+def plan_mark_failed(
+    action_queries: ActionQueries,
+    calls: Sequence[WriteCall],
+    fences: Mapping[str, int] | None = None,
+) -> Plan[None]:
     """Mark the LLM outputs of failed tasks not replayable.
 
     The last LLM output a failed task received may be the cause of the failure,
-    so its retry asks the model again instead of replaying that one.
+    so its retry asks the model again instead of replaying that one. A leased
+    thread's update is fenced by its token (``fences``).
     """
     for call in calls:
         if call.failed_task is not None:
-            yield Op(
-                action_queries.not_replayable,
-                {"thread_id": call.thread_id, "task_id": escape_text(call.failed_task)},
-            )
+            fence = (fences or {}).get(call.thread_id)
+            params: dict[str, Any] = {
+                "thread_id": call.thread_id,
+                "task_id": escape_text(call.failed_task),
+            }
+            if fence is not None:
+                params["fence"] = fence
+            yield Op(action_queries.not_replayable(fence is not None), params)
 
 
 def next_version(current: str | int | float | None) -> str:

@@ -85,6 +85,7 @@ class PutQueries(MaintenanceQueries):
         checkpoint: bool,
         async_commit: bool,
         shared: bool = False,
+        fenced: bool = False,
     ) -> sql.Composed:
         """One statement that stores any mix of the four kinds of rows.
 
@@ -102,8 +103,21 @@ class PutQueries(MaintenanceQueries):
                 and namespace: they use ``thread_id``/``ns`` instead of their own
                 (fewer parameters: psycopg caches the parse of statements with
                 at most 50).
+            fenced: The rows belong to leased threads: the statement checks
+                each (``fence_t``, ``fence_k``) pair of thread and fencing token
+                with ``{s}.fenced()`` and fails, storing nothing, when one is
+                stale (see ``db/fence.py``).
         """
         ctes: list[str] = []
+        if fenced:
+            # Evaluated once, by the final statement below; data-modifying CTEs
+            # run whatever the final statement reads, but an error here undoes
+            # the whole statement, and the share lock it takes keeps a takeover
+            # waiting until this transaction ends.
+            ctes.append(
+                "fence AS MATERIALIZED (SELECT count({s}.fenced(f.t, f.k)) AS n "
+                "FROM unnest(%(fence_t)s::text[], %(fence_k)s::bigint[]) AS f(t, k))"
+            )
         for prefix, n, conflict in (
             # a repeated call keeps the stored writes and adds those past them,
             # as one row per write with DO NOTHING would
@@ -182,7 +196,7 @@ class PutQueries(MaintenanceQueries):
             final = """
             INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
                 parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions, metadata)
-            VALUES (%(thread_id)s, %(ns)s, %(checkpoint_id)s, %(parent)s, %(run_id)s, %(step)s,
+            VALUES ({thread}, %(ns)s, %(checkpoint_id)s, %(parent)s, %(run_id)s, %(step)s,
                     %(type)s, %(checkpoint)s, %(channels)s::text[], %(versions)s::text[],
                     %(metadata)s::jsonb)
             ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
@@ -191,11 +205,15 @@ class PutQueries(MaintenanceQueries):
                 checkpoint = EXCLUDED.checkpoint, channels = EXCLUDED.channels,
                 versions = EXCLUDED.versions, metadata = EXCLUDED.metadata
             """
+            thread = "(SELECT %(thread_id)s::text FROM fence)" if fenced else "%(thread_id)s"
+            final = final.replace("{thread}", thread)
         elif async_commit:
             # data-modifying CTEs always run; the final SELECT sets the commit mode
             final = "SELECT set_config('synchronous_commit', 'off', true)"
         else:
             final = "SELECT 1"
+        if fenced and not checkpoint:
+            final += " FROM fence"
         text = ("WITH " + ", ".join(ctes) + " " if ctes else "") + final
         return self.q(text)
 

@@ -157,13 +157,12 @@ async def _run_ops(conn: psycopg.AsyncConnection[Any], plan: Plan[T], first: Op 
 
 
 async def _cleanup(conn: psycopg.AsyncConnection[Any]) -> None:
-    """After a failed plan: end an open transaction and drop session advisory locks."""
+    """After a failed plan: end an open transaction (no plan keeps session state)."""
     if conn.closed or conn.broken:
         return
     try:
         if conn.info.transaction_status != TransactionStatus.IDLE:
             await conn.execute("ROLLBACK")
-        await conn.execute("SELECT pg_advisory_unlock_all()")
     except psycopg.Error:
         pass
 

@@ -159,13 +159,12 @@ def _run_ops(conn: psycopg.Connection[Any], plan: Plan[T], first: Op | None) -> 
 
 
 def _cleanup(conn: psycopg.Connection[Any]) -> None:
-    """After a failed plan: end an open transaction and drop session advisory locks."""
+    """After a failed plan: end an open transaction (no plan keeps session state)."""
     if conn.closed or conn.broken:
         return
     try:
         if conn.info.transaction_status != TransactionStatus.IDLE:
             conn.execute("ROLLBACK")
-        conn.execute("SELECT pg_advisory_unlock_all()")
     except psycopg.Error:
         pass
 

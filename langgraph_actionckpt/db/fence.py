@@ -23,6 +23,7 @@ only the expiry counts.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 import time
@@ -35,6 +36,7 @@ import psycopg
 from psycopg import sql
 
 from langgraph_actionckpt.db.driver import Op, Plan, SyncDriver
+from langgraph_actionckpt.db.encoding import unescape_text
 from langgraph_actionckpt.errors import LeaseLostError, ThreadBusyError
 
 logger = logging.getLogger("langgraph_actionckpt")
@@ -49,6 +51,7 @@ __all__ = [
     "plan_acquire",
     "plan_release",
     "plan_renew",
+    "refused",
 ]
 
 DDL = (
@@ -73,7 +76,8 @@ DDL = (
         PERFORM 1 FROM {s}.leases WHERE thread_id = thread AND token = expected FOR SHARE;
         IF NOT FOUND THEN
             RAISE EXCEPTION 'lease on thread % lost (fencing token %)', thread, expected
-                USING ERRCODE = 'AL001';
+                USING ERRCODE = 'AL001',
+                      DETAIL = json_build_object('thread', thread, 'token', expected)::text;
         END IF;
         RETURN thread;
     END
@@ -109,7 +113,11 @@ class LeaseQueries:
                 OR l.expires_at < now()
                 OR (l.holder_pid IS NOT NULL AND NOT EXISTS (
                         SELECT 1 FROM pg_stat_activity a
-                         WHERE a.pid = l.holder_pid AND a.backend_start = l.holder_started))
+                         WHERE a.pid = l.holder_pid
+                           -- another role's backend_start is hidden (NULL): then the
+                           -- pid alone keeps the lease, and only the expiry frees it
+                           AND (a.backend_start IS NULL
+                                OR a.backend_start = l.holder_started)))
             RETURNING token
             """
         ).format(s=s)
@@ -172,9 +180,24 @@ def is_lease_lost(error: BaseException) -> bool:
     return getattr(error, "sqlstate", None) == LEASE_LOST_SQLSTATE
 
 
-def lease_lost(error: BaseException, thread_id: str, token: int) -> LeaseLostError | None:
+def refused(error: BaseException) -> tuple[str, int] | None:
+    """The (stored thread id, token) the fence refused, from the error's detail; else None."""
+    if not is_lease_lost(error):
+        return None
+    diag = getattr(error, "diag", None)
+    try:
+        detail = json.loads(getattr(diag, "message_detail", None) or "")
+        return str(detail["thread"]), int(detail["token"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def lease_lost(error: BaseException) -> LeaseLostError | None:
     """The typed error for a write the fence refused (None for any other error)."""
-    return LeaseLostError(thread_id, token) if is_lease_lost(error) else None
+    which = refused(error)
+    if which is None:
+        return None
+    return LeaseLostError(unescape_text(which[0]), which[1])
 
 
 @dataclass(slots=True)
@@ -233,34 +256,56 @@ class LeaseKeeper:
         if held is None:
             return None
         if held.lost:
-            raise LeaseLostError(thread_id, held.token)
+            raise LeaseLostError(unescape_text(thread_id), held.token)
         return held.token
+
+    def mark_lost(self, thread_id: str, token: int) -> bool:
+        """Note that the fence refused ``token`` on ``thread_id``; True when it was ours."""
+        held = self._held.get(thread_id)
+        if held is None or held.token != token or held.lost:
+            return False
+        held.lost = True
+        logger.error("lease on thread %r was taken over by another worker", thread_id)
+        return True
 
     def holds(self, thread_id: str) -> bool:
         """Whether this keeper holds the (not lost) lease of ``thread_id``."""
         held = self._held.get(thread_id)
         return held is not None and not held.lost
 
-    def acquire(self, thread_id: str) -> bool:
+    def acquire(
+        self, thread_id: str, *, mode: str | None = None, timeout: float | None = None
+    ) -> bool:
         """Take the lease of ``thread_id``; True when taken now, False when already held.
+
+        Args:
+            thread_id: The thread (as stored: escaped).
+            mode: ``wait`` or ``error``; the keeper's own by default.
+            timeout: Seconds to wait in ``wait`` mode; the keeper's own by default.
 
         Raises:
             ThreadBusyError: Another live worker holds it (``error`` mode), or it
                 stayed busy for ``timeout`` seconds (``wait`` mode).
+            LeaseLostError: This keeper's lease on it was taken over and not
+                released since: the run that held it must stop, not take it back.
         """
-        if self.holds(thread_id):
+        if self.token(thread_id) is not None:
             return False
-        deadline = time.monotonic() + self.timeout
+        mode = self.mode if mode is None else mode
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         while True:
             token = self._run(
                 lambda: plan_acquire(self.queries, thread_id, self.holder, self.ttl, self._direct)
             )
             if token is not None:
-                self._held[thread_id] = _Held(token, time.monotonic())
+                with self._io:
+                    if self.holds(thread_id):  # a concurrent acquire here won: share it
+                        return False
+                    self._held[thread_id] = _Held(token, time.monotonic())
                 self._start_heartbeat()
                 return True
-            if self.mode == "error" or time.monotonic() >= deadline:
-                raise ThreadBusyError(thread_id)
+            if mode == "error" or time.monotonic() >= deadline:
+                raise ThreadBusyError(unescape_text(thread_id))
             time.sleep(min(0.05 + self.ttl / 100, 0.5))
 
     def release(self, thread_id: str) -> bool:
@@ -276,13 +321,15 @@ class LeaseKeeper:
         except psycopg.Error:
             return False  # the row expires by itself
 
-    async def aacquire(self, thread_id: str) -> bool:
+    async def aacquire(
+        self, thread_id: str, *, mode: str | None = None, timeout: float | None = None
+    ) -> bool:
         """:meth:`acquire` for async callers (runs in a worker thread)."""
         import asyncio
 
         if self.holds(thread_id):
             return False
-        return await asyncio.to_thread(self.acquire, thread_id)
+        return await asyncio.to_thread(self.acquire, thread_id, mode=mode, timeout=timeout)
 
     async def arelease(self, thread_id: str) -> bool:
         """:meth:`release` for async callers (runs in a worker thread)."""
@@ -332,8 +379,19 @@ class LeaseKeeper:
         )
 
     def _default_connect(self) -> psycopg.Connection[Any]:
+        # No prepared statements (transaction-mode poolers), and a connection
+        # whose peer went silent fails within about a ttl instead of hanging
+        # the heartbeat: unacknowledged sends time out, idle ones are probed.
         return psycopg.Connection.connect(
-            self.conninfo, autocommit=True, prepare_threshold=None, connect_timeout=5
+            self.conninfo,
+            autocommit=True,
+            prepare_threshold=None,
+            connect_timeout=5,
+            keepalives=1,
+            keepalives_idle=max(1, int(self.ttl / 3)),
+            keepalives_interval=1,
+            keepalives_count=3,
+            tcp_user_timeout=int(max(self.ttl, 5.0) * 1000),
         )
 
     def _connection(self) -> psycopg.Connection[Any]:

@@ -1,103 +1,164 @@
-"""Per-thread leases: one process runs a thread at a time.
+"""Per-thread leases of a saver: one worker runs a thread at a time.
 
 Two workers that resume the same thread at once would both execute its next
 actions (each prepares the same task, neither sees the other's rows yet). A
-lease is a PostgreSQL *session* advisory lock held on a dedicated connection
-(opened from ``saver.conninfo``) for as long as this process runs the thread:
+lease is a row of ``{schema}.leases`` with a fencing token and an expiry on
+the server's clock, kept by the saver's
+:class:`~langgraph_actionckpt.db.fence.LeaseKeeper` (its own autocommit
+connection without prepared statements, and a heartbeat thread). No session
+state is involved, so leases hold through transaction-mode pgbouncer and
+survive the loss of the lease connection (see :mod:`~langgraph_actionckpt.db.fence`):
 
-* key: ``hashtext(schema || ':' || thread_id)``, computed by the server from
-  bound parameters;
-* ``saver.lease_mode``: ``"wait"`` polls ``pg_try_advisory_lock`` until the
-  lease is free or ``saver.lease_timeout`` seconds have passed (polling, not a
-  blocking ``pg_advisory_lock``, so no statement and no snapshot stays open
-  while waiting), ``"error"`` raises :class:`~langgraph_actionckpt.ThreadBusyError`
-  at once, ``"off"`` takes no lease;
+* ``saver.lease_mode``: ``"wait"`` polls until the lease is free or
+  ``saver.lease_timeout`` seconds have passed, ``"error"`` raises
+  :class:`~langgraph_actionckpt.ThreadBusyError` at once, ``"off"`` takes no
+  lease; ``saver.lease_ttl``: seconds a lease lives without a heartbeat;
 * taken by the callback handler when a root run with a ``thread_id`` starts
   (before LangGraph loads the checkpoint, so the second worker continues from
   the first one's final state), and by the replay layer before the first live
-  action of a thread (for graphs run without the handler); held leases are
-  cached per ``(saver, thread_id)``, so taking it again costs nothing;
+  action of a thread (for graphs run without the handler); taking a held lease
+  again costs nothing;
 * released when the handler sees the root run end or fail, by :func:`release`,
-  and for every thread by :func:`release_all` (call it when the saver closes).
-  A process that dies loses its connection, and the server frees the lock.
+  and for every thread by :func:`release_all` (the savers call it on close).
+  A process that dies stops its heartbeat: its leases expire (on a direct
+  connection they are free at once, since the holder's backend is gone).
 
-Without the callback handler a lease is held until :func:`release` or
-:func:`release_all`.
+While a lease is held, every write of the saver to that thread carries the
+fencing token (:func:`token`), and the database refuses it once another
+worker took the lease over: the run stops with
+:class:`~langgraph_actionckpt.LeaseLostError`.
 
-Both worlds use the same names: ``SyncLease(saver).acquire(thread_id)`` and
-``await AsyncLease(saver).acquire(thread_id)`` (``release`` likewise); the sync
-class is generated from the async one. The module functions :func:`acquire`,
-:func:`aacquire`, :func:`release` and :func:`arelease` are kept for callers
-written before the classes.
+Thread ids are the caller's (unescaped); the lease rows store them the way
+every table does (:func:`~langgraph_actionckpt.db.encoding.escape_text`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import threading
+from typing import TYPE_CHECKING, Any
 
-from langgraph_actionckpt.db._async_lease import AsyncLease
-from langgraph_actionckpt.db._lease_base import (
-    HeldLease,
-    close_any,
-    close_held,
-    holds,
-    unregister_all,
-)
-from langgraph_actionckpt.db._sync_lease import SyncLease
+from langgraph_actionckpt.db.encoding import escape_text
+from langgraph_actionckpt.db.fence import LeaseKeeper
 
 if TYPE_CHECKING:
     from langgraph_actionckpt._contracts import ActionSaverLike
 
-# The held-lease record had this name before the lease classes existed.
-Lease = HeldLease
-
-
-def acquire(saver: ActionSaverLike, thread_id: str) -> bool:
-    """``SyncLease(saver).acquire(thread_id)``."""
-    return SyncLease(saver).acquire(thread_id)
-
-
-async def aacquire(saver: ActionSaverLike, thread_id: str) -> bool:
-    """``await AsyncLease(saver).acquire(thread_id)``."""
-    return await AsyncLease(saver).acquire(thread_id)
-
-
-def release(saver: ActionSaverLike, thread_id: str) -> bool:
-    """``SyncLease(saver).release(thread_id)``."""
-    return SyncLease(saver).release(thread_id)
-
-
-async def arelease(saver: ActionSaverLike, thread_id: str) -> bool:
-    """``await AsyncLease(saver).release(thread_id)``."""
-    return await AsyncLease(saver).release(thread_id)
-
-
-def release_all(saver: ActionSaverLike) -> int:
-    """Release every lease ``saver`` holds in this process and close its connections.
-
-    The savers call this when they close. Safe from sync and async code (it
-    never awaits: async connections are closed at the libpq level).
-
-    Returns:
-        How many leases were released.
-    """
-    held, idle = unregister_all(saver)
-    for lease in held:
-        close_held(saver, lease)
-    for conn in idle:
-        close_any(conn)
-    return len(held)
-
-
 __all__ = [
-    "AsyncLease",
-    "HeldLease",
-    "Lease",
-    "SyncLease",
     "aacquire",
     "acquire",
     "arelease",
+    "check",
+    "enabled",
     "holds",
+    "keeper",
     "release",
     "release_all",
 ]
+
+_lock = threading.Lock()
+
+
+def _remote(saver: ActionSaverLike) -> Any:
+    """The lease keeper of a saver whose leases live elsewhere (the service's remote savers)."""
+    return getattr(saver, "lease_keeper", None)
+
+
+def enabled(saver: ActionSaverLike) -> bool:
+    """Whether ``saver`` takes leases at all (a mode other than ``off`` and a conninfo)."""
+    return getattr(saver, "lease_mode", "off") != "off" and bool(getattr(saver, "conninfo", None))
+
+
+def keeper(saver: ActionSaverLike, *, create: bool = False) -> LeaseKeeper | None:
+    """The saver's lease keeper; made on first use when ``create`` (None: leases off)."""
+    found: LeaseKeeper | None = getattr(saver, "leases", None)
+    if found is not None or not create or not enabled(saver):
+        return found
+    with _lock:
+        if saver.leases is None:
+            saver.leases = LeaseKeeper(
+                str(saver.conninfo),
+                saver.schema,
+                mode=saver.lease_mode,
+                timeout=float(saver.lease_timeout),
+                ttl=float(saver.lease_ttl),
+            )
+        made: LeaseKeeper = saver.leases
+    return made
+
+
+def acquire(saver: ActionSaverLike, thread_id: str) -> bool:
+    """Take the lease of ``thread_id``.
+
+    Returns:
+        True when a lease was taken now, False when this saver already holds it
+        or leases are off.
+
+    Raises:
+        ThreadBusyError: Another worker holds it (``"error"`` mode), or it
+            stayed busy for ``saver.lease_timeout`` seconds (``"wait"`` mode).
+    """
+    remote = _remote(saver)
+    if remote is not None:
+        return bool(remote.acquire(str(thread_id)))
+    k = keeper(saver, create=True)
+    if k is None:
+        return False
+    return k.acquire(
+        escape_text(str(thread_id)), mode=saver.lease_mode, timeout=float(saver.lease_timeout)
+    )
+
+
+async def aacquire(saver: ActionSaverLike, thread_id: str) -> bool:
+    """:func:`acquire` from async code (the keeper's I/O runs in a worker thread)."""
+    remote = _remote(saver)
+    if remote is not None:
+        return bool(await remote.aacquire(str(thread_id)))
+    k = keeper(saver, create=True)
+    if k is None:
+        return False
+    return await k.aacquire(
+        escape_text(str(thread_id)), mode=saver.lease_mode, timeout=float(saver.lease_timeout)
+    )
+
+
+def release(saver: ActionSaverLike, thread_id: str) -> bool:
+    """Give the lease of ``thread_id`` back. Returns True when one was held (and not lost)."""
+    remote = _remote(saver)
+    if remote is not None:
+        return bool(remote.release(str(thread_id)))
+    k = keeper(saver)
+    return k is not None and k.release(escape_text(str(thread_id)))
+
+
+async def arelease(saver: ActionSaverLike, thread_id: str) -> bool:
+    """:func:`release` from async code."""
+    remote = _remote(saver)
+    if remote is not None:
+        return bool(await remote.arelease(str(thread_id)))
+    k = keeper(saver)
+    return k is not None and await k.arelease(escape_text(str(thread_id)))
+
+
+def release_all(saver: ActionSaverLike) -> int:
+    """Release every lease ``saver`` holds and stop its heartbeat; how many were released.
+
+    The savers call this when they close.
+    """
+    k = keeper(saver)
+    return 0 if k is None else k.release_all()
+
+
+def holds(saver: ActionSaverLike, thread_id: str) -> bool:
+    """Whether ``saver`` holds the (not lost) lease of ``thread_id``."""
+    k = keeper(saver)
+    return k is not None and k.holds(escape_text(str(thread_id)))
+
+
+def check(saver: ActionSaverLike, thread_id: str) -> None:
+    """Raise :class:`~langgraph_actionckpt.LeaseLostError` when the lease of ``thread_id`` is lost.
+
+    A no-op for a thread this saver holds no lease on.
+    """
+    k = keeper(saver)
+    if k is not None:
+        k.token(escape_text(str(thread_id)))

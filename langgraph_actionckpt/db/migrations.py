@@ -8,9 +8,10 @@ transaction, so they run in autocommit and are written to be re-runnable.
 :func:`plan_migrate` is the runner (the savers' ``setup()``, ``actionckpt
 migrate`` and :class:`~langgraph_actionckpt.ops.vector.VectorIndex` all run it).
 It reads the applied version without any lock; only when a migration is pending
-does it take a per-schema advisory lock, re-read the version, and apply what is
-still missing, so ten processes calling ``setup()`` at once end with one schema
-and no error. The advisory lock is never held across ``CREATE INDEX
+does it take a per-schema advisory lock (transaction-scoped: nothing outlives a
+transaction, so it works behind transaction-mode pgbouncer), re-read the version,
+and apply what is still missing, so ten processes calling ``setup()`` at once end
+with one schema and no error. The advisory lock is never held across ``CREATE INDEX
 CONCURRENTLY``: the build waits for every older snapshot in the database, and a
 session waiting for our lock inside a statement holds one, so holding the lock
 across the build can deadlock. Index builds therefore run with the lock
@@ -31,7 +32,9 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
+from langgraph_actionckpt.db import fence
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.db.plan import ROLLBACK
 from langgraph_actionckpt.db.sqlid import q, regclass
 from langgraph_actionckpt.errors import MigrationError
 
@@ -211,6 +214,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         concurrent=True,
     ),
     Migration(
+        5,
+        "fenced thread leases: the leases table and the fenced(thread, token) check",
+        # the SQL lives beside the code that uses it (db/fence.py), applied only here
+        fence.DDL,
+    ),
+    Migration(
         6,
         "OpenTelemetry trace and span ids on action rows",
         (
@@ -288,24 +297,23 @@ def _lock_key(schema: str) -> str:
     return f"langgraph_actionckpt:{schema}"
 
 
-def plan_lock(key: str) -> Plan[None]:
-    """Take the session advisory lock ``key``, polling with try-lock.
+def plan_begin_locked(key: str) -> Plan[None]:
+    """Open a transaction holding the advisory lock ``key`` (released by its COMMIT).
 
-    Polling instead of blocking in ``pg_advisory_lock``: a session blocked
-    inside a statement holds a snapshot, which a ``CREATE INDEX CONCURRENTLY``
-    elsewhere would wait for. If the plan fails later, the driver releases the
-    session's advisory locks.
+    A transaction-scoped lock, so no lock outlives its transaction on a server
+    session (behind a transaction-mode pooler the next statement may run on
+    another one). Polling with try-lock instead of blocking in
+    ``pg_advisory_xact_lock``: a session blocked inside a statement holds a
+    snapshot, which a ``CREATE INDEX CONCURRENTLY`` elsewhere would wait for;
+    between tries no transaction stays open.
     """
     while True:
-        got = yield Op("SELECT pg_try_advisory_lock(hashtext(%s))", (key,), "one")
+        yield BEGIN
+        got = yield Op("SELECT pg_try_advisory_xact_lock(hashtext(%s))", (key,), "one")
         if got and got[0]:
             return
+        yield ROLLBACK
         yield Op(fetch="sleep", params=(_POLL,))
-
-
-def plan_unlock(key: str) -> Plan[None]:
-    """Release the session advisory lock ``key``."""
-    yield Op("SELECT pg_advisory_unlock(hashtext(%s))", (key,), "one")
 
 
 def plan_schema_version(schema: str) -> Plan[int | None]:
@@ -397,40 +405,38 @@ def _too_new(schema: str, current: int) -> MigrationError:
 
 def _plan_numbered(schema: str) -> Plan[None]:
     key = _lock_key(schema)
-    yield from plan_lock(key)
-    yield Op(q(schema, "CREATE SCHEMA IF NOT EXISTS {s}"))
-    yield Op(q(schema, _CREATE_MIGRATIONS))
     record = q(schema, _RECORD)
     while True:
-        # re-read under the lock: another process may have applied some meanwhile
+        # one migration per locked transaction; the version is re-read under the
+        # lock: another process may have applied some meanwhile
+        yield from plan_begin_locked(key)
+        yield Op(q(schema, "CREATE SCHEMA IF NOT EXISTS {s}"))
+        yield Op(q(schema, _CREATE_MIGRATIONS))
         row = yield Op(q(schema, "SELECT max(v) FROM {s}.migrations"), None, "one")
         current = row[0] if row else None
         if current is not None and current > LATEST_VERSION:
             raise _too_new(schema, current)
         pending = pending_migrations(current)
         if not pending:
-            break
+            yield COMMIT
+            return
         migration = pending[0]
         if not migration.concurrent:
-            yield BEGIN
             for stmt in migration.render(schema):
                 yield Op(stmt)
             yield Op(record, (migration.version, migration.description))
             yield COMMIT
             continue
-        yield from plan_unlock(key)
+        yield COMMIT  # no lock across CREATE INDEX CONCURRENTLY
         claimed = yield from plan_claim(schema, -migration.version)
-        if claimed:
-            yield from _plan_concurrent(schema, migration)
-        else:  # another process builds these indexes: wait, then look again
+        if not claimed:  # another process builds these indexes: wait, then look again
             yield Op(fetch="sleep", params=(_POLL,))
-        yield from plan_lock(key)
-        if claimed:
-            yield BEGIN
-            yield Op(record, (migration.version, migration.description))
-            yield from plan_release_claim(schema, -migration.version)
-            yield COMMIT
-    yield from plan_unlock(key)
+            continue
+        yield from _plan_concurrent(schema, migration)
+        yield from plan_begin_locked(key)
+        yield Op(record, (migration.version, migration.description))
+        yield from plan_release_claim(schema, -migration.version)
+        yield COMMIT
 
 
 # A claim is a row of {s}.migrations with a negative ``v``: the builder's pid and
@@ -535,10 +541,10 @@ def _plan_vector_step(
     extension, column, index = ddl
     # One database-wide key: CREATE EXTENSION from two schemas at once would race.
     key = "langgraph_actionckpt:vector"
-    yield from plan_lock(key)
+    yield from plan_begin_locked(key)
     yield Op(extension)
     yield Op(column)
-    yield from plan_unlock(key)
+    yield COMMIT
     while True:
         row = yield Op(_INDEX_STATE, (schema, index_name), "one")
         if row is not None and row[0]:

@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 
 from psycopg import sql
 
-__all__ = ["BEGIN", "COMMIT", "Fetch", "Op", "Plan", "PlanFactory", "T"]
+__all__ = ["BEGIN", "COMMIT", "ROLLBACK", "Fetch", "Op", "Plan", "PlanFactory", "T"]
 
 T = TypeVar("T")
 
@@ -49,3 +49,4 @@ PlanFactory = Callable[[], Plan[T]]
 
 BEGIN = Op(fetch="begin")
 COMMIT = Op(fetch="commit")
+ROLLBACK = Op(fetch="rollback")

@@ -15,7 +15,7 @@ import logging
 from typing import Any, cast
 
 from langgraph_actionckpt.actions.records import ActionRecord
-from langgraph_actionckpt.db.lease import SyncLease
+from langgraph_actionckpt.db import lease
 from langgraph_actionckpt.replay.context import TaskScope, stable_hash
 from langgraph_actionckpt.replay.core import (
     DURABLE,
@@ -56,8 +56,10 @@ def begin(
     """
     if not scope.counters.get(LEASED):
         # Before the task's rows are read: another worker may be writing them.
-        SyncLease(scope.saver).acquire(scope.thread_id)
+        lease.acquire(scope.saver, scope.thread_id)
         scope.counters[LEASED] = True
+    # Taken over by another worker (the heartbeat found out): run nothing more.
+    lease.check(scope.saver, scope.thread_id)
     h = stable_hash([kind, name, request])
     action_id = scope.action_id(kind, name, h)
     rows = _rows_of_task(scope)

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 from typing import Annotated, Any, TypedDict
 
 import psycopg
@@ -60,6 +59,10 @@ def chain(n: int, ran: list[int], on_step: Any = None, delay: float = 0.0) -> St
 
 def _config(thread: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": thread}}
+
+
+def _cfg(thread: str, handler: Any) -> Any:
+    return {"configurable": {"thread_id": thread}, "callbacks": [handler]}
 
 
 # ------------------------------------------------------------- what holds today
@@ -217,31 +220,98 @@ def test_hostile_bytes_give_an_error_naming_the_place(
         assert part in text, text
 
 
-async def test_pgbouncer_transaction_mode_many_threads(
-    bouncer: PgBouncer, caplog: pytest.LogCaptureFixture
-) -> None:
-    """32 async threads x 5 runs with the action log through transaction pooling: 0 errors."""
-    caplog.set_level("WARNING", logger="langgraph_actionckpt")
-    from langchain_core.runnables import RunnableConfig
+CRASH_SCRIPT = """
+import asyncio, operator, sys
+from typing import Annotated, TypedDict
+from langgraph.graph import END, START, StateGraph
+from langgraph_actionckpt import AsyncActionCallbackHandler, AsyncActionSaver
 
-    from langgraph_actionckpt import AsyncActionCallbackHandler
+dsn, schema, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
-    schema = f"f_{uuid.uuid4().hex[:10]}"
-    ran: list[int] = []
+class S(TypedDict):
+    log: Annotated[list[int], operator.add]
+
+def make(i):
+    async def node(state):
+        if i == 2:
+            print("AT_STEP_2", flush=True)
+            await asyncio.sleep(60)  # killed here
+        return {"log": [i]}
+    return node
+
+async def main():
+    builder = StateGraph(S)
+    for i in range(5):
+        builder.add_node(f"n{i}", make(i))
+        builder.add_edge(START if i == 0 else f"n{i - 1}", f"n{i}")
+    builder.add_edge("n4", END)
     async with AsyncActionSaver.from_conn_string(
-        bouncer.dsn, schema=schema, pool_size=8, prepare_threshold=None
+        dsn, schema=schema, pool_size=4, prepare_threshold=None, lease_ttl=1.5
     ) as saver:
+        graph = builder.compile(checkpointer=saver)
+        handler = AsyncActionCallbackHandler(saver)
+        await asyncio.gather(*(
+            graph.ainvoke({"log": []}, {"configurable": {"thread_id": f"crash-{i}"},
+                                        "callbacks": [handler]}, durability="sync")
+            for i in range(n)
+        ))
+
+asyncio.run(main())
+"""
+
+
+async def test_pgbouncer_transaction_mode_many_threads(
+    bouncer: PgBouncer, fault_schema: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Transaction pooling: 32 async threads x 5 runs, then a worker killed mid-run; 0 errors."""
+    import signal
+
+    from langgraph_actionckpt import AsyncActionCallbackHandler, AsyncActionSaver
+
+    caplog.set_level("WARNING", logger="langgraph_actionckpt")
+    opts: dict[str, Any] = {"schema": fault_schema, "prepare_threshold": None}
+    ran: list[int] = []
+    async with AsyncActionSaver.from_conn_string(bouncer.dsn, pool_size=8, **opts) as saver:
         await saver.setup()
         graph = chain(4, ran).compile(checkpointer=saver)
         handler = AsyncActionCallbackHandler(saver)
         for run in range(5):
-            configs: list[RunnableConfig] = [
-                {"configurable": {"thread_id": f"r{run}-{i}"}, "callbacks": [handler]}
-                for i in range(32)
-            ]
-            outs = await asyncio.gather(*(graph.ainvoke({"log": []}, c) for c in configs))
-            assert all(o["log"] == [0, 1, 2, 3] for o in outs)
-        rows = await saver.alist_actions("r4-31")
-        assert [r.node for r in rows if r.action_type == "node"] == ["n0", "n1", "n2", "n3"]
+            outs = await asyncio.gather(
+                *(
+                    graph.ainvoke({"log": []}, _cfg(f"load-{i}", handler), durability="sync")
+                    for i in range(32)
+                )
+            )
+            assert all(o["log"] == [0, 1, 2, 3] * (run + 1) for o in outs)
+        assert len(ran) == 32 * 5 * 4
+        for i in range(32):  # every run's node rows, fenced by its own lease
+            rows = await saver.alist_actions(f"load-{i}", action_type="node")
+            assert len(rows) == 4 * 5
+    # a worker dies holding the leases of 8 threads, each at step 2
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CRASH_SCRIPT, bouncer.dsn, fault_schema, "8"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    seen = 0
+    while seen < 8:
+        line = proc.stdout.readline()
+        assert line, f"the worker ended before reaching step 2: {proc.stderr.read()}"
+        seen += line.startswith("AT_STEP_2")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    # a new worker resumes all 8: their leases expire on the server's clock (pgbouncer
+    # hides the dead worker's backends), then each continues from its last checkpoint
+    resumed: list[int] = []
+    async with AsyncActionSaver.from_conn_string(bouncer.dsn, pool_size=8, **opts) as saver:
+        graph = chain(5, resumed).compile(checkpointer=saver)
+        handler = AsyncActionCallbackHandler(saver)
+        outs = await asyncio.gather(
+            *(graph.ainvoke(None, _cfg(f"crash-{i}", handler)) for i in range(8))
+        )
+        assert all(o["log"] == [0, 1, 2, 3, 4] for o in outs)
+        assert sorted(resumed) == sorted([2, 3, 4] * 8), resumed  # steps 0, 1 not run again
     # Retried errors count too: a flush that failed once is an error of the setup.
     assert [r.getMessage() for r in caplog.records] == []

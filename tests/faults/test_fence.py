@@ -49,7 +49,7 @@ def run_fenced(driver: SyncDriver, schema: str, thread: str, token: int, n: int)
     try:
         driver.run(lambda: fenced_write(schema, thread, token, n))
     except psycopg.Error as error:
-        raise lease_lost(error, thread, token) or error from None
+        raise lease_lost(error) or error from None
 
 
 def effects(dsn: str, schema: str) -> list[tuple[str, int]]:

@@ -169,9 +169,17 @@ def _split_top(text: str) -> list[str]:
 PARAM = re.compile(r"""(?:%\(\w+\)s|%s|[\w".]+\.fenced\(\s*(?:%\(\w+\)s|%s)\s*,[^()]*\))""")
 
 
+FENCE_WRAP = re.compile(r"\(SELECT (.*?)(?: FROM fence)?\)")
+"""A fenced thread id: ``(SELECT %s FROM fence)``, ``(SELECT {s}.fenced(%s, ...))``."""
+
+
 def _is_param(item: str) -> bool:
-    """``%s``, ``%(name)s`` or ``{s}.fenced(%s, ...)``, with any cast."""
-    return PARAM.fullmatch(re.sub(r"(::[\w ]+(\[\])?)+$", "", item.strip())) is not None
+    """``%s``, ``%(name)s`` or ``{s}.fenced(%s, ...)``, with any cast, maybe fenced."""
+    item = item.strip()
+    wrapped = FENCE_WRAP.fullmatch(item)
+    if wrapped is not None:  # one row from the fence check: still the one parameter
+        item = wrapped.group(1).strip()
+    return PARAM.fullmatch(re.sub(r"(::[\w ]+(\[\])?)+$", "", item)) is not None
 
 
 def _closing(text: str, start: int) -> int:
@@ -202,7 +210,10 @@ def _insert_binds_thread(text: str, at: int) -> bool:
         depth = _scopes(rest)
         ends = [m for m in re.finditer(r" (FROM|ON CONFLICT|WHERE|RETURNING)\b", rest)]
         end = next((m for m in ends if depth[m.start()] == -1), None)
-        if end is not None and end.group(1) == "FROM":
+        # FROM fence: the one-row CTE of the fence check (checkpoints/sql.py), no other rows
+        if end is not None and end.group(1) == "FROM" and not rest[end.start() :].startswith(
+            " FROM fence"
+        ):
             return False
         items = _split_top(rest[: end.start() if end else len(rest)])
         return _is_param(items[index])

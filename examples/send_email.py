@@ -84,7 +84,10 @@ class MailServer:
             "accepted_at": time.time(),
         }
         path = self.outbox / f"{time.time_ns()}.json"
-        path.write_text(json.dumps(msg), encoding="utf-8")
+        # written aside, then renamed: a reader never sees half a message
+        part = path.with_suffix(".part")
+        part.write_text(json.dumps(msg), encoding="utf-8")
+        os.replace(part, path)
         os.sync()
         print(
             f"    [pid {os.getpid()}] mail server accepted {message_id}; waiting for 250 OK ...",

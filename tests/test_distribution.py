@@ -211,8 +211,10 @@ def _insert_binds_thread(text: str, at: int) -> bool:
         ends = [m for m in re.finditer(r" (FROM|ON CONFLICT|WHERE|RETURNING)\b", rest)]
         end = next((m for m in ends if depth[m.start()] == -1), None)
         # FROM fence: the one-row CTE of the fence check (checkpoints/sql.py), no other rows
-        if end is not None and end.group(1) == "FROM" and not rest[end.start() :].startswith(
-            " FROM fence"
+        if (
+            end is not None
+            and end.group(1) == "FROM"
+            and not rest[end.start() :].startswith(" FROM fence")
         ):
             return False
         items = _split_top(rest[: end.start() if end else len(rest)])

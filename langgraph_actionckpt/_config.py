@@ -136,6 +136,10 @@ class SaverOptions:
             transaction (one round trip, one WAL flush); each ``aput`` still
             returns only once its checkpoint is committed. The sync saver stores
             each checkpoint on its caller's thread and does not group.
+        io_timeout: Seconds a database call may wait for the server before its
+            connection is cut and :class:`~langgraph_actionckpt.ConnectionFailedError`
+            raised (a network partition that drops packets otherwise hangs a
+            worker forever); ``None``: no limit. Migrations (``setup``) have none.
         encryption: A :class:`~langgraph_actionckpt.crypto.KeyRing`: checkpoints,
             channel values, list deltas, pending writes and action inputs,
             outputs and errors are stored encrypted (AES-256-GCM, bound to their
@@ -172,6 +176,7 @@ class SaverOptions:
     writer_batch_size: int = 500
     writer_interval: float = 0.05
     group_commit: bool = True
+    io_timeout: float | None = 300.0
     encryption: KeyRing | None = None
     max_load_bytes: int = 512 * 1024 * 1024
     reuse: Any = None

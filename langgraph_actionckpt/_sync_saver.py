@@ -108,6 +108,7 @@ class SyncSaverBase(SaverCore):
         writer_batch_size: int = _D.writer_batch_size,
         writer_interval: float = _D.writer_interval,
         group_commit: bool = _D.group_commit,
+        io_timeout: float | None = _D.io_timeout,
         encryption: KeyRing | None = _D.encryption,
         max_load_bytes: int = _D.max_load_bytes,
         reuse: Any = _D.reuse,
@@ -273,7 +274,7 @@ class SyncSaverBase(SaverCore):
         if self._is_setup:
             return
         # CREATE INDEX CONCURRENTLY cannot run in a pipeline's implicit transaction
-        self.driver.run(self._plan_setup, pipeline=False)
+        self.driver.run(self._plan_setup, pipeline=False, io_timeout=None)
         self._is_setup = True
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:

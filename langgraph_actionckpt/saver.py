@@ -45,14 +45,20 @@ class ActionSaver(SettledWrites, SyncActionLogIO):
         schema, serde, pipeline, record_nodes, delta_policy, delta_cache_bytes,
             compress_min, replay, lease, lease_timeout, lease_ttl, metrics, defer_writes,
             durable_writes, durable_timeout, writer_batch_size, writer_interval,
-            group_commit, encryption, max_load_bytes, reuse: The saver options, each documented on
+            group_commit, io_timeout, encryption, max_load_bytes, reuse: The saver
+            options, each documented on
             :class:`~langgraph_actionckpt.SaverOptions` (same defaults).
             ``group_commit`` is accepted so both savers take the same options;
             this saver stores each checkpoint on its caller's thread.
     """
 
     def _open(self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any) -> None:
-        self.driver = SyncDriver(conn, pipeline=self.options.pipeline, reconnect=reconnect)
+        self.driver = SyncDriver(
+            conn,
+            pipeline=self.options.pipeline,
+            reconnect=reconnect,
+            io_timeout=self.options.io_timeout,
+        )
         self.writer = SyncActionWriter(
             self.record_actions, on_tick=self._flush_writes_on_tick, **self._writer_options()
         )

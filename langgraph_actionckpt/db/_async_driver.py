@@ -27,12 +27,14 @@ from psycopg_pool import AsyncConnectionPool
 from langgraph_actionckpt.db._driver_base import (
     AsyncLock,
     AsyncReconnect,
+    Watchdog,
     asleep,
     async_gate,
     configure_connection,
     is_connection_lost,
     is_transient,
     logger,
+    no_answer,
 )
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
@@ -45,6 +47,8 @@ class AsyncDriver:
         pipeline: Run multi-statement plans in psycopg pipeline mode.
         reconnect: For a bare connection owned by the saver, a function that
             opens a replacement when the connection breaks.
+        io_timeout: Seconds a plan may wait for the server before its
+            connection is cut (:class:`~._driver_base.Watchdog`); ``None``: no limit.
     """
 
     def __init__(
@@ -53,8 +57,10 @@ class AsyncDriver:
         *,
         pipeline: bool = False,
         reconnect: AsyncReconnect | None = None,
+        io_timeout: float | None = None,
     ) -> None:
         self.conn = conn
+        self.io_timeout = io_timeout
         self.pipeline = pipeline
         self.reconnect = reconnect
         self.lock = AsyncLock()
@@ -77,21 +83,36 @@ class AsyncDriver:
                     configure_connection(conn)
                 yield conn
 
-    async def run(self, factory: PlanFactory[T], *, pipeline: bool | None = None) -> T:
+    async def run(
+        self,
+        factory: PlanFactory[T],
+        *,
+        pipeline: bool | None = None,
+        io_timeout: float | bool | None = True,
+    ) -> T:
         """Run the plan made by ``factory``; retry once on a fresh connection if ours broke.
 
         Args:
             factory: Makes the plan (called again for the retry).
             pipeline: Override the driver's pipeline setting for this plan.
+            io_timeout: ``True``: the driver's; else seconds, or ``None`` for no
+                limit (migrations: an index build may take long).
+
+        Raises:
+            ConnectionFailedError: The server did not answer within the timeout.
         """
+        timeout = self.io_timeout if io_timeout is True else io_timeout
         for attempt in (1, 2):
             if self._pool_to_check and isinstance(self.conn, AsyncConnectionPool):
                 self._pool_to_check = False
                 await self.conn.check()
             async with self.connection() as conn:
+                watch = Watchdog(conn, timeout)  # type: ignore[arg-type]
                 try:
                     return await self.run_on(conn, factory(), pipeline)
                 except psycopg.OperationalError as exc:
+                    if watch.fired:  # a blackhole: a fresh connection would hang too
+                        raise no_answer(conn, timeout, exc) from exc  # type: ignore[arg-type]
                     if attempt == 2:
                         raise
                     if is_transient(exc):  # rolled back: nothing of it was stored
@@ -101,6 +122,8 @@ class AsyncDriver:
                         raise
                     logger.warning("connection lost (%s); retrying on a fresh connection", exc)
                     await self._discard(conn)
+                finally:
+                    watch.stop()
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def run_write(self, factory: PlanFactory[T]) -> T:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -80,4 +82,67 @@ def is_data_error(exc: BaseException) -> bool:
     """
     return isinstance(
         exc, (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded)
+    )
+
+
+class Watchdog:
+    """Cuts a connection whose plan gets no answer within ``timeout`` seconds.
+
+    A network partition that drops packets without resetting the connection
+    (a "blackhole") leaves a client blocked on its socket forever: no error,
+    no TCP reset. The watchdog shuts the socket down from a timer thread; the
+    blocked read then fails at once and the connection is discarded. It only
+    acts while the plan runs (:meth:`stop` is called before the connection is
+    given back).
+
+    Args:
+        conn: The connection the plan runs on.
+        timeout: Seconds; ``None`` watches nothing.
+    """
+
+    def __init__(self, conn: Any, timeout: float | None) -> None:
+        self.fired = False
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._done = False
+        self._timer: threading.Timer | None = None
+        if timeout is not None and timeout > 0:
+            self._fd = conn.fileno()
+            self._timer = threading.Timer(timeout, self._cut)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _cut(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.fired = True
+            try:  # shutdown acts on the socket itself, so a duplicate descriptor will do
+                sock = socket.socket(fileno=os.dup(self._fd))
+            except OSError:
+                return
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            finally:
+                sock.close()
+        logger.error("no answer from the database within %ss: connection cut", self.timeout)
+
+    def stop(self) -> None:
+        """The plan ended: never cut the connection from now on."""
+        with self._lock:
+            self._done = True
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def no_answer(conn: Any, timeout: float | None, error: BaseException) -> Exception:
+    """The error of a plan cut by its :class:`Watchdog`: the server never answered."""
+    from langgraph_actionckpt.errors import ConnectionFailedError
+
+    info = conn.info
+    target = f"{info.host}:{info.port}/{info.dbname}"
+    return ConnectionFailedError(
+        target, TimeoutError(f"no answer within {timeout} s (io_timeout); {error}")
     )

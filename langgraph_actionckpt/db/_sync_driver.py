@@ -29,10 +29,12 @@ from psycopg_pool import ConnectionPool
 from langgraph_actionckpt.db._driver_base import (
     SyncLock,
     SyncReconnect,
+    Watchdog,
     configure_connection,
     is_connection_lost,
     is_transient,
     logger,
+    no_answer,
     sleep,
     sync_gate,
 )
@@ -47,6 +49,8 @@ class SyncDriver:
         pipeline: Run multi-statement plans in psycopg pipeline mode.
         reconnect: For a bare connection owned by the saver, a function that
             opens a replacement when the connection breaks.
+        io_timeout: Seconds a plan may wait for the server before its
+            connection is cut (:class:`~._driver_base.Watchdog`); ``None``: no limit.
     """
 
     def __init__(
@@ -55,8 +59,10 @@ class SyncDriver:
         *,
         pipeline: bool = False,
         reconnect: SyncReconnect | None = None,
+        io_timeout: float | None = None,
     ) -> None:
         self.conn = conn
+        self.io_timeout = io_timeout
         self.pipeline = pipeline
         self.reconnect = reconnect
         self.lock = SyncLock()
@@ -79,21 +85,36 @@ class SyncDriver:
                     configure_connection(conn)
                 yield conn
 
-    def run(self, factory: PlanFactory[T], *, pipeline: bool | None = None) -> T:
+    def run(
+        self,
+        factory: PlanFactory[T],
+        *,
+        pipeline: bool | None = None,
+        io_timeout: float | bool | None = True,
+    ) -> T:
         """Run the plan made by ``factory``; retry once on a fresh connection if ours broke.
 
         Args:
             factory: Makes the plan (called again for the retry).
             pipeline: Override the driver's pipeline setting for this plan.
+            io_timeout: ``True``: the driver's; else seconds, or ``None`` for no
+                limit (migrations: an index build may take long).
+
+        Raises:
+            ConnectionFailedError: The server did not answer within the timeout.
         """
+        timeout = self.io_timeout if io_timeout is True else io_timeout
         for attempt in (1, 2):
             if self._pool_to_check and isinstance(self.conn, ConnectionPool):
                 self._pool_to_check = False
                 self.conn.check()
             with self.connection() as conn:
+                watch = Watchdog(conn, timeout)  # type: ignore[arg-type]
                 try:
                     return self.run_on(conn, factory(), pipeline)
                 except psycopg.OperationalError as exc:
+                    if watch.fired:  # a blackhole: a fresh connection would hang too
+                        raise no_answer(conn, timeout, exc) from exc  # type: ignore[arg-type]
                     if attempt == 2:
                         raise
                     if is_transient(exc):  # rolled back: nothing of it was stored
@@ -103,6 +124,8 @@ class SyncDriver:
                         raise
                     logger.warning("connection lost (%s); retrying on a fresh connection", exc)
                     self._discard(conn)
+                finally:
+                    watch.stop()
         raise AssertionError("unreachable")  # pragma: no cover
 
     def run_write(self, factory: PlanFactory[T]) -> T:

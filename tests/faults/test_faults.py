@@ -25,10 +25,11 @@ from langgraph_actionckpt import (
     ActionCkptError,
     ActionSaver,
     AsyncActionSaver,
+    ConnectionFailedError,
     SaverOptions,
     SerializationError,
 )
-from tests.faults.servers import PgBouncer, PrivatePostgres, free_port
+from tests.faults.servers import Blackhole, PgBouncer, PrivatePostgres, free_port
 
 
 class ChainState(TypedDict):
@@ -315,3 +316,45 @@ async def test_pgbouncer_transaction_mode_many_threads(
         assert sorted(resumed) == sorted([2, 3, 4] * 8), resumed  # steps 0, 1 not run again
     # Retried errors count too: a flush that failed once is an error of the setup.
     assert [r.getMessage() for r in caplog.records] == []
+
+
+# --------------------------------------------------------- network blackhole
+
+
+def test_a_blackhole_gives_an_error_not_a_hang(private_pg: PrivatePostgres) -> None:
+    """Packets dropped without a reset: the call fails after ``io_timeout``, then recovers."""
+    hole = Blackhole(private_pg.port)
+    try:
+        with ActionSaver.from_conn_string(
+            hole.dsn(), schema="blackhole_sync", lease="off", io_timeout=2.0
+        ) as saver:
+            saver.setup()
+            graph = chain(3, []).compile(checkpointer=saver)
+            assert graph.invoke({"log": []}, _config("b1"))["log"] == [0, 1, 2]
+            hole.cut()
+            with pytest.raises(ConnectionFailedError, match=r"no answer within 2\.0 s"):
+                graph.get_state(_config("b1"))
+            hole.heal()
+            # the cut connection was discarded: the same saver goes on on a fresh one
+            assert graph.get_state(_config("b1")).values["log"] == [0, 1, 2]
+    finally:
+        hole.close()
+
+
+async def test_a_blackhole_gives_an_error_not_a_hang_async(private_pg: PrivatePostgres) -> None:
+    hole = Blackhole(private_pg.port)
+    try:
+        async with AsyncActionSaver.from_conn_string(
+            hole.dsn(), schema="blackhole_async", lease="off", io_timeout=2.0, pool_size=2
+        ) as saver:
+            await saver.setup()
+            graph = chain(3, []).compile(checkpointer=saver)
+            assert (await graph.ainvoke({"log": []}, _config("b2")))["log"] == [0, 1, 2]
+            hole.cut()
+            with pytest.raises(ConnectionFailedError, match=r"no answer within 2\.0 s"):
+                await graph.aget_state(_config("b2"))
+            hole.heal()
+            state = await graph.aget_state(_config("b2"))
+            assert state.values["log"] == [0, 1, 2]
+    finally:
+        hole.close()

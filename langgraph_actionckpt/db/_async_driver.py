@@ -35,6 +35,7 @@ from langgraph_actionckpt.db._driver_base import (
     is_transient,
     logger,
     no_answer,
+    pooler_misconfigured,
 )
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
@@ -122,6 +123,11 @@ class AsyncDriver:
                         raise
                     logger.warning("connection lost (%s); retrying on a fresh connection", exc)
                     await self._discard(conn)
+                except psycopg.ProgrammingError as exc:
+                    clear = pooler_misconfigured(exc)
+                    if clear is None:
+                        raise
+                    raise clear from exc
                 finally:
                     watch.stop()
         raise AssertionError("unreachable")  # pragma: no cover

@@ -146,3 +146,26 @@ def no_answer(conn: Any, timeout: float | None, error: BaseException) -> Excepti
     return ConnectionFailedError(
         target, TimeoutError(f"no answer within {timeout} s (io_timeout); {error}")
     )
+
+
+POOLER_STATES = frozenset({"42P05", "26000"})
+"""duplicate_prepared_statement, invalid_sql_statement_name: a prepared statement met on a
+server session it was not made on (or missing from the one it was made on)."""
+
+
+def pooler_misconfigured(error: BaseException) -> Exception | None:
+    """A clear error when prepared statements break behind a transaction-mode pooler, else None.
+
+    Behind pgbouncer in transaction mode (before 1.21, or with ``max_prepared_statements``
+    off) consecutive transactions of one client connection run on different server
+    sessions, so psycopg's prepared statements collide or vanish.
+    """
+    if getattr(error, "sqlstate", None) not in POOLER_STATES:
+        return None
+    from langgraph_actionckpt.errors import ConfigurationError
+
+    return ConfigurationError(
+        "prepared statements do not hold on this connection: it looks like a connection "
+        "pooler in transaction mode (pgbouncer). Pass prepare_threshold=None to the saver "
+        f"(README 'Guarantees and their limits', pgbouncer). The server said: {error}"
+    )

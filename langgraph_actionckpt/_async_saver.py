@@ -43,12 +43,8 @@ from langgraph_actionckpt._saver_base import (
     install_hooks,
     pool_options,
 )
-from langgraph_actionckpt.actions.records import (
-    ActionRecord,
-    check_record,
-    plan_upsert,
-    records_to_jsonl,
-)
+from langgraph_actionckpt.actions.reads import records_to_jsonl
+from langgraph_actionckpt.actions.records import ActionRecord, check_record, plan_upsert
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn

@@ -34,7 +34,7 @@ from langgraph_actionckpt import (
     action,
     current_action,
 )
-from langgraph_actionckpt.actions.records import records_from_jsonl
+from langgraph_actionckpt.actions.reads import records_from_jsonl
 
 from .conftest import fetch
 

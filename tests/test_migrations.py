@@ -12,11 +12,10 @@ from psycopg import sql
 
 from langgraph_actionckpt.db.driver import Op, SyncDriver
 from langgraph_actionckpt.db.migrations import (
-    LATEST_VERSION,
-    MIGRATIONS,
     plan_build_index,
     plan_migrate,
 )
+from langgraph_actionckpt.db.schema_versions import LATEST_VERSION, MIGRATIONS
 from langgraph_actionckpt.errors import MigrationError
 
 from .conftest import fetch

@@ -23,7 +23,7 @@ from langgraph_actionckpt import (
     ConfigurationError,
     SerializationError,
 )
-from langgraph_actionckpt.db.migrations import MIGRATIONS
+from langgraph_actionckpt.db.schema_versions import MIGRATIONS
 
 from .conftest import drop_schema, fetch, new_schema_name
 

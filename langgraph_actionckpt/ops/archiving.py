@@ -2,7 +2,7 @@
 
 Threads are selected and deleted exactly as by :func:`~langgraph_actionckpt.ops.retention.prune`.
 Archive writes only the **action log** (one JSON object per action, the format of
-:func:`langgraph_actionckpt.actions.records.records_to_jsonl`); checkpoints, blobs and
+:func:`langgraph_actionckpt.actions.reads.records_to_jsonl`); checkpoints, blobs and
 writes are not archived, so an archived thread can be inspected and re-imported
 as a log but not resumed. File names are bounded and safe for any thread id
 (:func:`thread_file_name`); the import reads thread ids from the rows, never
@@ -26,7 +26,8 @@ from typing import Any
 import orjson
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import COLUMNS, records_to_jsonl
+from langgraph_actionckpt.actions.reads import records_to_jsonl
+from langgraph_actionckpt.actions.records import COLUMNS
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import regclass
 from langgraph_actionckpt.errors import ConfigurationError

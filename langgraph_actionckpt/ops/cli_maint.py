@@ -173,11 +173,10 @@ def migrate(
     """
     from langgraph_actionckpt.db.driver import SyncDriver
     from langgraph_actionckpt.db.migrations import (
-        LATEST_VERSION,
-        MIGRATIONS,
         plan_migrate,
         plan_schema_version,
     )
+    from langgraph_actionckpt.db.schema_versions import LATEST_VERSION, MIGRATIONS
     from langgraph_actionckpt.ops.reports import migration_sql
 
     if print_sql:

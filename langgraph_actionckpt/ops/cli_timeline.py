@@ -34,7 +34,8 @@ def timeline(
     port: Annotated[int, typer.Option(help="Port for --serve (0: any free one)")] = 0,
 ) -> None:
     """Draw THREAD's actions (lanes per agent and node, crash and resume markers, cost)."""
-    from langgraph_actionckpt.actions.records import ActionQueries, plan_list
+    from langgraph_actionckpt.actions.reads import plan_list
+    from langgraph_actionckpt.actions.records import ActionQueries
     from langgraph_actionckpt.db.driver import SyncDriver
     from langgraph_actionckpt.ops.archiving import thread_file_name
     from langgraph_actionckpt.ops.timeline_html import render_timeline

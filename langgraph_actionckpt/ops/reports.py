@@ -20,7 +20,8 @@ from typing import Any
 
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, plan_list
+from langgraph_actionckpt.actions.reads import plan_list
+from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.migrations import migration_sql as _migration_sql

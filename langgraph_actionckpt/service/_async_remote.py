@@ -25,7 +25,8 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 
-from langgraph_actionckpt.actions.records import ActionRecord, records_to_jsonl
+from langgraph_actionckpt.actions.reads import records_to_jsonl
+from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.errors import ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc

@@ -455,6 +455,10 @@ class AsyncActionLogIO(AsyncSaverBase):
         """
         for record in records:
             check_record(record)
+        await self._write_action_batch(records)
+
+    async def _write_action_batch(self, records: Sequence[ActionRecord]) -> None:
+        """:meth:`arecord_actions` for the writer, whose rows were checked when queued."""
         t0 = time.perf_counter()
         fences = self._action_fences(records)  # a lost lease: LeaseLostError, nothing written
         await self._run_fenced(lambda: plan_upsert(self.action_queries, records, fences))

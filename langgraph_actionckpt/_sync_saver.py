@@ -454,6 +454,10 @@ class SyncActionLogIO(SyncSaverBase):
         """
         for record in records:
             check_record(record)
+        self._write_action_batch(records)
+
+    def _write_action_batch(self, records: Sequence[ActionRecord]) -> None:
+        """:meth:`arecord_actions` for the writer, whose rows were checked when queued."""
         t0 = time.perf_counter()
         fences = self._action_fences(records)  # a lost lease: LeaseLostError, nothing written
         self._run_fenced(lambda: plan_upsert(self.action_queries, records, fences))

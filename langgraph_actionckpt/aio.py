@@ -55,7 +55,7 @@ class AsyncActionSaver(SettledWrites, AsyncActionLogIO):
             io_timeout=self.options.io_timeout,
         )
         self.writer = AsyncActionWriter(
-            self.arecord_actions,
+            self._write_action_batch,
             self.loop,
             on_tick=self._aflush_writes_on_tick,
             **self._writer_options(),

@@ -60,7 +60,7 @@ class ActionSaver(SettledWrites, SyncActionLogIO):
             io_timeout=self.options.io_timeout,
         )
         self.writer = SyncActionWriter(
-            self.record_actions, on_tick=self._flush_writes_on_tick, **self._writer_options()
+            self._write_action_batch, on_tick=self._flush_writes_on_tick, **self._writer_options()
         )
 
 

@@ -25,9 +25,11 @@ status ERROR, ``error.type`` and the exception as an event.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from opentelemetry import trace
+from opentelemetry.environment_variables import OTEL_PYTHON_TRACER_PROVIDER
 from opentelemetry.trace import Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from langgraph_actionckpt.actions.observer import ActionEnd, ActionStart
@@ -124,12 +126,18 @@ class OTelObserver:
         self, tracer_provider: trace.TracerProvider | None = None, *, when_configured: bool = False
     ) -> None:
         self._until_configured = when_configured and tracer_provider is None
+        # a provider named by the environment (read here: the API's getter reads
+        # os.environ on every call, a microsecond per recorded action)
+        self._env_provider = OTEL_PYTHON_TRACER_PROVIDER in os.environ
         self._tracer = trace.get_tracer(_TRACER_NAME, _version(), tracer_provider=tracer_provider)
 
     def wants(self) -> bool:
         """True, except while following a global provider that is not configured yet."""
-        if self._until_configured and tracing_configured():
-            self._until_configured = False  # a configured global provider stays configured
+        if self._until_configured:
+            if not self._env_provider and getattr(trace, "_TRACER_PROVIDER", 0) is None:
+                return False  # no provider set yet (what the API's getter checks first)
+            if tracing_configured():
+                self._until_configured = False  # a configured global provider stays configured
         return not self._until_configured
 
     def start(self, action: ActionStart, parent: Any | None) -> Span | None:

@@ -112,6 +112,23 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     """
     if _depth > 200:
         return {TAG: "repr", "type": type(value).__qualname__, "repr": "<nested too deeply>"}
+    # Exact built-in types first (an action's input and output are nearly always
+    # these): the isinstance chain below, with its ABC checks, costs several
+    # times more. Subclasses and everything else take the general path.
+    cls = type(value)
+    if cls is str:
+        return _escape_str(value)
+    if cls is dict:
+        for k in value:
+            if type(k) is not str:
+                break
+        else:
+            d = _depth + 1
+            encoded = {_escape_str(k): to_jsonable(v, _depth=d) for k, v in value.items()}
+            return {TAG: "dict", "v": encoded} if TAG in value else encoded
+    elif cls is list:
+        d = _depth + 1
+        return [to_jsonable(v, _depth=d) for v in value]
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, str):

@@ -1,0 +1,180 @@
+"""Large batches of action rows as one JSON array: one bound parameter, one statement.
+
+The writer's hot path. Streaming rows with COPY into a staging table cost
+Python about 12 us a row (psycopg formats 36 columns per row, plus the per-row
+JSON text of ``input``/``output``/``meta``) and the server a temporary table
+per flush. Here each row becomes a JSON array of its write columns, the batch
+is encoded by ``orjson`` in one C call, and the upsert reads it back with
+``jsonb_array_elements`` (``ActionQueries.upsert_json``). The values and the
+merge rules are those of the other paths:
+
+* text columns hold :func:`~langgraph_actionckpt.db.encoding.escape_text`'d
+  strings (no NUL, no lone surrogate: JSON and ``text`` both take them);
+* JSON columns hold :func:`~langgraph_actionckpt.db.encoding.to_jsonable`
+  values; a Python ``None`` is JSON ``null``, which the statement turns into
+  SQL ``NULL`` (``to_jsonable`` gives ``null`` for ``None`` only);
+* floats that JSON cannot hold (NaN, infinities) travel as the strings
+  ``float8`` reads; datetimes as ISO 8601 text with their offset.
+
+A batch holding a value ``orjson`` cannot encode (an unusual type in a scalar
+column) is written the general way (parallel arrays bound by psycopg).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad
+from langgraph_actionckpt.db.encoding import escape_text, to_jsonable
+
+if TYPE_CHECKING:
+    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.crypto import KeyRing
+
+__all__ = ["MAX_ROWS", "json_chunks", "json_row", "raw_jsonb", "seal_columns"]
+
+MAX_ROWS = 2000
+"""Rows per statement (one JSON parameter); larger batches take several, one transaction."""
+
+# Where JSON columns sit in a json_row (WRITE_COLUMNS order; tests check it).
+JSON_AT = {"input": 17, "output": 18, "error": 19, "meta": 31}
+
+
+def _f(value: float | None) -> float | str | None:
+    if value is None or math.isfinite(value):
+        return value
+    # JSON has no NaN or infinity (orjson writes null): send what float8 reads
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+
+
+def json_row(r: ActionRecord) -> list[Any]:
+    """The JSON-ready values of ``r`` for the write columns, in ``WRITE_COLUMNS`` order.
+
+    Spelled out like ``records.write_row`` (the writer's hot loop);
+    ``tests/test_batch_rows.py`` checks both against ``WRITE_COLUMNS``. The
+    text columns are escaped together: when all of them are ASCII with no NUL
+    (nearly always), none needs escaping, and one join tells.
+    """
+    t = (
+        r.thread_id,
+        r.action_id,
+        r.action_type,
+        r.name,
+        r.status,
+        r.run_id,
+        r.checkpoint_ns,
+        r.checkpoint_id,
+        r.task_id,
+        r.node,
+        r.agent_id,
+        r.request_hash,
+        r.model,
+        r.provider,
+        r.parent_action_id,
+        r.lc_run_id,
+        r.trace_id,
+        r.span_id,
+    )
+    try:
+        joined = "".join(filter(None, t))
+    except TypeError:  # not a string: escape_text says which
+        joined = "\x00"
+    if not joined.isascii() or "\x00" in joined:
+        t = tuple(None if v is None else escape_text(v) for v in t)
+    return [
+        t[0],
+        t[1],
+        t[2],
+        t[3],
+        t[4],
+        t[5],
+        t[6],
+        t[7],
+        t[8],
+        t[9],
+        t[10],
+        r.step,
+        r.attempt,
+        r.idempotent,
+        r.replayable,
+        r.replayed,
+        t[11],
+        None if r.input is None else to_jsonable(r.input),
+        None if r.output is None else to_jsonable(r.output),
+        None if r.error is None else to_jsonable(r.error),
+        t[12],
+        t[13],
+        r.input_tokens,
+        r.output_tokens,
+        r.total_tokens,
+        r.cached_tokens,
+        r.reasoning_tokens,
+        _f(r.latency_ms),
+        _f(r.ttft_ms),
+        t[14],
+        t[15],
+        None if r.meta is None else to_jsonable(r.meta),
+        r.started_at,
+        r.completed_at,
+        t[16],
+        t[17],
+    ]
+
+
+def seal_columns(
+    keyring: KeyRing, schema: str, thread_id: str, action_id: str, texts: Sequence[str | None]
+) -> list[str | None]:
+    """Seal the JSON texts of :data:`SEALED_ACTION_COLUMNS` (in that order) of one row."""
+    return [
+        None
+        if text is None
+        else keyring.seal_json(text, action_aad(schema, thread_id, action_id, c))
+        for c, text in zip(SEALED_ACTION_COLUMNS, texts, strict=True)
+    ]
+
+
+def _json_text(value: Any) -> str | None:
+    return None if value is None else orjson.dumps(value).decode()
+
+
+def json_chunks(
+    records: Sequence[ActionRecord], keyring: KeyRing | None, schema: str
+) -> list[bytes] | None:
+    """The rows as JSON arrays of at most :data:`MAX_ROWS` rows each.
+
+    Args:
+        records: The rows, in the order they are to be written.
+        keyring: Seals the sealed columns (their JSON text, as the other paths
+            do), or None.
+        schema: The schema (part of what a sealed value is bound to).
+
+    Returns:
+        The JSON texts, or None when a value is of a type orjson does not
+        encode (the caller then writes the batch with psycopg's adapters).
+    """
+    rows = [json_row(r) for r in records]
+    if keyring is not None:
+        for row in rows:
+            texts = [_json_text(row[JSON_AT[c]]) for c in SEALED_ACTION_COLUMNS]
+            sealed = seal_columns(keyring, schema, row[0], row[1], texts)
+            for c, text in zip(SEALED_ACTION_COLUMNS, sealed, strict=True):
+                row[JSON_AT[c]] = None if text is None else orjson.Fragment(text)
+    try:
+        return [orjson.dumps(rows[i : i + MAX_ROWS]) for i in range(0, len(rows), MAX_ROWS)]
+    except TypeError:
+        return None
+
+
+def _raw(data: Any) -> Any:
+    return data
+
+
+def raw_jsonb(data: bytes) -> Any:
+    """``data`` (JSON text) bound as a ``jsonb`` parameter as it is, with no second encoding."""
+    from psycopg.types.json import Jsonb
+
+    return Jsonb(data, dumps=_raw)

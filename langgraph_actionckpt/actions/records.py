@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
 
-from langgraph_actionckpt._config import check_length
+from langgraph_actionckpt._config import LIMITS, check_length
 from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions.batch_rows import seal_columns
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
@@ -472,6 +472,27 @@ def check_record(record: ActionRecord) -> ActionRecord:
     Raises:
         ConfigurationError: One is too long; the message names it and its size.
     """
+    # On the caller's path (every queued row): plain ASCII ids, nearly always,
+    # are stored as they are, a byte a character, so their lengths tell.
+    r, lim = record, LIMITS
+    ids = (r.thread_id, r.checkpoint_ns, r.checkpoint_id, r.action_id, r.task_id, r.run_id)
+    try:
+        joined = "".join(filter(None, (*ids, r.name, r.node)))
+    except TypeError:  # not all strings
+        joined = "\x00"
+    if (
+        joined.isascii()
+        and "\x00" not in joined
+        and len(ids[0] or "") <= lim["thread id"]
+        and len(ids[1] or "") <= lim["checkpoint namespace"]
+        and len(ids[2] or "") <= lim["checkpoint id"]
+        and len(ids[3] or "") <= lim["action id"]
+        and len(ids[4] or "") <= lim["task id"]
+        and len(ids[5] or "") <= lim["run id"]
+        and len(r.name or "") <= lim["action name"]
+        and len(r.node or "") <= lim["action name"]
+    ):
+        return record
     for attr, what in _LIMITED:
         value = getattr(record, attr)
         if value is not None:

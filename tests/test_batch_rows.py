@@ -174,3 +174,25 @@ def test_sealed_columns_of_a_large_batch(dsn: str, schema: str) -> None:
             )
         ).fetchall()
     assert raw and all('"ct"' in text and "content" not in text for (text,) in raw if text)
+
+
+def test_the_writer_inserts_new_rows_and_merges_when_one_exists(
+    dsn: str, schema: str, saver: ActionSaver
+) -> None:
+    first = _records("w", 40)
+    saver._write_action_batch(first)  # all new: inserted without the merge
+    assert saver._merge_next == 0
+    later = _records("w", 80)[40:]
+    started = ActionRecord(thread_id="w", action_id="a000", action_type="tool_call")
+    started.status, started.attempt = "completed", 1
+    started.output = "done"
+    saver._write_action_batch([*later, started])  # a000 exists: the batch is merged
+    assert saver._merge_next == saver._MERGE_AFTER_CONFLICT
+    rows = saver.list_actions("w", limit=200)
+    assert len(rows) == 80
+    assert [r.action_id for r in rows] == [f"a{i:03d}" for i in range(80)]
+    assert rows[0].status == "completed" and rows[0].output == "done"
+    assert rows[0].name == "plain"  # merged: a column the later row left out is kept
+    saver._write_action_batch(_records("w2", 40))  # merged while the count lasts
+    assert saver._merge_next == saver._MERGE_AFTER_CONFLICT - 1
+    assert len(saver.list_actions("w2", limit=100)) == 40

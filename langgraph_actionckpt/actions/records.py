@@ -332,7 +332,9 @@ class ActionQueries:
             fenced,
         )
 
-    def _upsert_from(self, source: sql.Composable, fenced: bool = False) -> sql.SQL:
+    def _upsert_from(
+        self, source: sql.Composable, fenced: bool = False, *, merge: bool = True
+    ) -> sql.SQL:
         """Insert rows from ``source`` (all write columns, in order), merging existing ones.
 
         A terminal status is never overwritten by a non-terminal one, unless the
@@ -357,13 +359,15 @@ class ActionQueries:
                 """
             INSERT INTO {s}.actions AS a ({cols})
             SELECT {exprs} FROM ({source}) AS x {fence}
-            ON CONFLICT (thread_id, action_id) DO UPDATE SET {sets}
+            {merge}
             """,
                 cols=cols,
                 exprs=exprs,
                 source=source,
                 fence=self.fence_filter if fenced else sql.SQL(""),
-                sets=sets,
+                merge=sql.SQL("ON CONFLICT (thread_id, action_id) DO UPDATE SET {}").format(sets)
+                if merge
+                else sql.SQL(""),
             ).as_string()
         )
 
@@ -375,10 +379,13 @@ class ActionQueries:
             "FROM unnest(%s::text[], %s::bigint[]) AS f(t, k)) >= 0"
         )
 
-    @functools.lru_cache(maxsize=2)  # noqa: B019
-    def upsert_json(self, fenced: bool = False) -> sql.SQL:
+    @functools.lru_cache(maxsize=4)  # noqa: B019
+    def upsert_json(self, fenced: bool = False, merge: bool = True) -> sql.SQL:
         """Upsert from one ``jsonb`` parameter: an array of rows, each an array of the
         write columns (``batch_rows.json_row``); JSON ``null`` in a JSON column is SQL NULL.
+
+        ``merge=False``: a plain insert, for rows taken to be new; one that is not
+        fails the statement (unique violation) with nothing written.
         """
         exprs: list[sql.Composable] = []
         for i, c in enumerate(WRITE_COLUMNS):
@@ -393,7 +400,7 @@ class ActionQueries:
         source = sql.SQL("SELECT {} FROM jsonb_array_elements(%s::jsonb) AS e").format(
             sql.SQL(", ").join(exprs)
         )
-        return self._upsert_from(source, fenced)
+        return self._upsert_from(source, fenced, merge=merge)
 
     def select(self, conditions: Sequence[str], order: str = "step_index") -> sql.Composed:
         where = " AND ".join(conditions) if conditions else "true"
@@ -569,6 +576,8 @@ def plan_upsert(
     q: ActionQueries,
     records: Sequence[ActionRecord],
     fences: Mapping[str, int] | None = None,
+    *,
+    fresh: bool = False,
 ) -> Plan[None]:
     """Write records: one upsert statement (several in one transaction for huge batches).
 
@@ -583,6 +592,9 @@ def plan_upsert(
         records: The rows.
         fences: Fencing tokens by (stored) thread id of the leased threads
             among the rows: the upsert fails, writing nothing, when one is stale.
+        fresh: Take the rows of a large batch to be new: insert them without
+            the merge, which fails (``UniqueViolation``, nothing written) when
+            one is not; the caller then writes them again without ``fresh``.
     """
     if not records:
         return
@@ -603,6 +615,7 @@ def plan_upsert(
     if len(chunks) > 1:
         yield BEGIN
     for data in chunks:
-        yield Op(q.upsert_json(bool(fence)), [batch_rows.raw_jsonb(data), *fence], prepare=True)
+        statement = q.upsert_json(bool(fence), merge=not fresh)
+        yield Op(statement, [batch_rows.raw_jsonb(data), *fence], prepare=True)
     if len(chunks) > 1:
         yield COMMIT

@@ -59,7 +59,7 @@ def json_row(r: ActionRecord) -> list[Any]:
     text columns are escaped together: when all of them are ASCII with no NUL
     (nearly always), none needs escaping, and one join tells.
     """
-    t = (
+    t: tuple[str | None, ...] = (
         r.thread_id,
         r.action_id,
         r.action_type,

@@ -26,7 +26,8 @@ from typing import Any
 import orjson
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import open_columns, seal_columns
+from langgraph_actionckpt.actions.batch_rows import seal_columns
+from langgraph_actionckpt.actions.records import open_columns
 from langgraph_actionckpt.checkpoints.blobs import WRITE_REF_TYPE
 from langgraph_actionckpt.checkpoints.codec import Codec
 from langgraph_actionckpt.checkpoints.place import Place

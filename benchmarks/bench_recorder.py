@@ -15,7 +15,12 @@ Measures, for the sync handler (ActionSaver) and the async handler
 * sustained throughput: N actions of ~1 KB (input + output) recorded through
   the handler, from the first event until every row is committed (the writer
   flushed), in actions per second;
-* the floor for comparison: COPY of the same rows into a scratch table.
+* the floor for comparison: COPY of the same rows into a scratch table;
+* CPU per action over the same window: this process (the caller and the
+  writer, all threads) and the run's server backends (read from ``/proc``, so
+  0 for a server on another machine). On a busy machine the wall-clock rates
+  move with the load; these move much less, and the larger of the two bounds
+  the sustained rate on two cores (the two run in parallel).
 
 Targets (issue: the action log): median <= 50 us per action on the caller's
 path; >= 20,000 actions/s sustained.
@@ -90,6 +95,48 @@ def _count(dsn: str, schema: str) -> int:
         return int(row[0]) if row else 0
 
 
+_APP = f"bench_recorder_{os.getpid()}"
+
+
+def _tagged(dsn: str) -> str:
+    """The DSN with an application name, so the run's server backends can be found."""
+    return psycopg.conninfo.make_conninfo(dsn, application_name=_APP)
+
+
+def _backend_cpu(dsn: str) -> dict[int, float]:
+    """CPU seconds used so far by this run's server backends (a local server only, else {})."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out: dict[int, float] = {}
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        pids = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", [_APP]
+        ).fetchall()
+    for (pid,) in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return out
+
+
+class _Cpu:
+    """CPU per action between start() and stop(): this process, and the server's backends."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+
+    def start(self) -> None:
+        self.c0, self.s0 = time.process_time(), _backend_cpu(self.dsn)
+
+    def stop(self, n: int) -> dict[str, float]:
+        client = time.process_time() - self.c0
+        s1 = _backend_cpu(self.dsn)
+        server = sum(v - self.s0.get(pid, 0.0) for pid, v in s1.items())
+        return {"client_cpu_us": client / n * 1e6, "server_cpu_us": server / n * 1e6}
+
+
 def _start_args(run_id: str, inputs: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return {"name": "search"}, str(inputs)
 
@@ -116,11 +163,13 @@ def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
     schema = f"bench_rec_{os.getpid()}_s"
     _drop(dsn, schema)
     try:
-        with ActionSaver.from_conn_string(dsn, schema=schema, replay=False) as saver:
+        with ActionSaver.from_conn_string(_tagged(dsn), schema=schema, replay=False) as saver:
             saver.setup()
             handler = ActionCallbackHandler(saver)
             events = _events(n)
             per_action: list[float] = []
+            cpu = _Cpu(dsn)
+            cpu.start()
             t_start = time.perf_counter()
             for i in range(0, n, batch):
                 chunk = events[i : i + batch]
@@ -134,9 +183,10 @@ def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
                 per_action.append((time.perf_counter() - t0) / len(chunk))
             saver.writer.flush()
             elapsed = time.perf_counter() - t_start
+            used = cpu.stop(n)
             stored = _count(dsn, schema)
         assert stored == n, (stored, n)
-        return _summary(per_action, n, elapsed)
+        return _summary(per_action, n, elapsed) | used
     finally:
         _drop(dsn, schema)
 
@@ -145,11 +195,15 @@ async def _bench_async(dsn: str, n: int, batch: int) -> dict[str, float]:
     schema = f"bench_rec_{os.getpid()}_a"
     _drop(dsn, schema)
     try:
-        async with AsyncActionSaver.from_conn_string(dsn, schema=schema, replay=False) as saver:
+        async with AsyncActionSaver.from_conn_string(
+            _tagged(dsn), schema=schema, replay=False
+        ) as saver:
             await saver.setup()
             handler = AsyncActionCallbackHandler(saver)
             events = _events(n)
             per_action: list[float] = []
+            cpu = _Cpu(dsn)
+            await asyncio.to_thread(cpu.start)
             t_start = time.perf_counter()
             for i in range(0, n, batch):
                 chunk = events[i : i + batch]
@@ -164,9 +218,10 @@ async def _bench_async(dsn: str, n: int, batch: int) -> dict[str, float]:
                 await asyncio.sleep(0)  # let the writer task run, as a graph would
             await saver.writer.aflush()
             elapsed = time.perf_counter() - t_start
+            used = await asyncio.to_thread(cpu.stop, n)
             stored = await asyncio.to_thread(_count, dsn, schema)
         assert stored == n, (stored, n)
-        return _summary(per_action, n, elapsed)
+        return _summary(per_action, n, elapsed) | used
     finally:
         _drop(dsn, schema)
 
@@ -199,23 +254,19 @@ def main(argv: list[str] | None = None) -> int:
     asyn = asyncio.run(_bench_async(dsn, n, args.batch))
     floor = bench_copy_floor(dsn, n)
     table = Table(title=f"recording {n:,} tool-call actions (~1 KB each)")
-    for col in ("handler", "caller path median", "caller path p90", "sustained", "target"):
+    cols = ("handler", "caller path median", "caller path p90", "sustained", "CPU/action", "target")
+    for col in cols:
         table.add_column(col)
-    table.add_row(
-        "ActionCallbackHandler",
-        f"{sync['caller_us_median']:.1f} us",
-        f"{sync['caller_us_p90']:.1f} us",
-        f"{sync['throughput']:,.0f} actions/s",
-        "<= 50 us, >= 20,000/s",
-    )
-    table.add_row(
-        "AsyncActionCallbackHandler",
-        f"{asyn['caller_us_median']:.1f} us",
-        f"{asyn['caller_us_p90']:.1f} us",
-        f"{asyn['throughput']:,.0f} actions/s",
-        "<= 50 us, >= 20,000/s",
-    )
-    table.add_row("COPY floor (no handler)", "", "", f"{floor:,.0f} rows/s", "")
+    for name, r in (("ActionCallbackHandler", sync), ("AsyncActionCallbackHandler", asyn)):
+        table.add_row(
+            name,
+            f"{r['caller_us_median']:.1f} us",
+            f"{r['caller_us_p90']:.1f} us",
+            f"{r['throughput']:,.0f} actions/s",
+            f"{r['client_cpu_us']:.1f} us Python, {r['server_cpu_us']:.1f} us server",
+            "<= 50 us, >= 20,000/s",
+        )
+    table.add_row("COPY floor (no handler)", "", "", f"{floor:,.0f} rows/s", "", "")
     Console().print(table)
     ok = all(r["caller_us_median"] <= 50 and r["throughput"] >= 20_000 for r in (sync, asyn))
     print("targets met:", "yes" if ok else "no")

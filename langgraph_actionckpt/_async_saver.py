@@ -43,6 +43,7 @@ from langgraph_actionckpt._saver_base import (
     install_hooks,
     pool_options,
 )
+from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions.reads import records_to_jsonl
 from langgraph_actionckpt.actions.records import (
     JSON_THRESHOLD,
@@ -239,12 +240,14 @@ class AsyncSaverBase(SaverCore):
                 logger.error("dropped held writes: %s", lost)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _run_fenced(self, factory: PlanFactory[T], *, write: bool = False) -> T:
+    async def _run_fenced(
+        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
+    ) -> T:
         """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
         try:
             if write:
                 return await self.driver.run_write(factory)
-            return await self.driver.run(factory)
+            return await self.driver.run(factory, pipeline=pipeline)
         except psycopg.Error as error:
             lost = self._refusal(error)
             if lost is None:
@@ -478,13 +481,17 @@ class AsyncActionLogIO(AsyncSaverBase):
         if fresh and self._merge_next > 0:
             self._merge_next -= 1
             fresh = False
+        # several statements: pipelined, the server stores a chunk while the next is encoded
+        pipe = True if len(records) > batch_rows.MAX_ROWS else None
         try:
-            await self._run_fenced(lambda: plan_upsert(q, records, fences, fresh=fresh))
+            await self._run_fenced(
+                lambda: plan_upsert(q, records, fences, fresh=fresh), pipeline=pipe
+            )
         except psycopg.errors.UniqueViolation:
             if not fresh:
                 raise
             self._merge_next = self._MERGE_AFTER_CONFLICT
-            await self._run_fenced(lambda: plan_upsert(q, records, fences))
+            await self._run_fenced(lambda: plan_upsert(q, records, fences), pipeline=pipe)
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
     async def aresolve_action(

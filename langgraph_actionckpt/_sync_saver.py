@@ -45,6 +45,7 @@ from langgraph_actionckpt._saver_base import (
     install_hooks,
     pool_options,
 )
+from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions.reads import records_to_jsonl
 from langgraph_actionckpt.actions.records import (
     JSON_THRESHOLD,
@@ -239,12 +240,14 @@ class SyncSaverBase(SaverCore):
                 logger.error("dropped held writes: %s", lost)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _run_fenced(self, factory: PlanFactory[T], *, write: bool = False) -> T:
+    def _run_fenced(
+        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
+    ) -> T:
         """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
         try:
             if write:
                 return self.driver.run_write(factory)
-            return self.driver.run(factory)
+            return self.driver.run(factory, pipeline=pipeline)
         except psycopg.Error as error:
             lost = self._refusal(error)
             if lost is None:
@@ -477,13 +480,15 @@ class SyncActionLogIO(SyncSaverBase):
         if fresh and self._merge_next > 0:
             self._merge_next -= 1
             fresh = False
+        # several statements: pipelined, the server stores a chunk while the next is encoded
+        pipe = True if len(records) > batch_rows.MAX_ROWS else None
         try:
-            self._run_fenced(lambda: plan_upsert(q, records, fences, fresh=fresh))
+            self._run_fenced(lambda: plan_upsert(q, records, fences, fresh=fresh), pipeline=pipe)
         except psycopg.errors.UniqueViolation:
             if not fresh:
                 raise
             self._merge_next = self._MERGE_AFTER_CONFLICT
-            self._run_fenced(lambda: plan_upsert(q, records, fences))
+            self._run_fenced(lambda: plan_upsert(q, records, fences), pipeline=pipe)
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
     def resolve_action(

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from langchain_core.messages import AIMessage
 
-from langgraph_actionckpt import ActionSaver
+from langgraph_actionckpt import ActionSaver, AsyncActionSaver
 from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions.records import (
     COLUMNS,
@@ -157,9 +157,23 @@ def test_a_value_orjson_does_not_encode_takes_the_general_path(
     records = _records("dec", 40)
     for r in records:
         r.latency_ms = decimal.Decimal("2.5")  # type: ignore[assignment]
-    assert batch_rows.json_chunks(records, None, schema) is None
+    assert batch_rows.json_chunk(records, None, schema) is None
     saver.record_actions(records)
     assert saver.list_actions("dec", limit=1)[0].latency_ms == 2.5
+
+
+def test_from_a_chunk_orjson_does_not_encode_on_psycopg_binds_the_rows(
+    dsn: str, schema: str, saver: ActionSaver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(batch_rows, "MAX_ROWS", 7)
+    records = _records("mix", 40)
+    for r in records[14:]:  # the third chunk on
+        r.latency_ms = decimal.Decimal("2.5")  # type: ignore[assignment]
+    saver.record_actions(records)
+    rows = saver.list_actions("mix", limit=100)
+    assert [r.action_id for r in rows] == [f"a{i:03d}" for i in range(40)]
+    assert [r.latency_ms for r in rows[14:]] == [2.5] * 26
+    assert rows[0].latency_ms == 0.1
 
 
 def test_sealed_columns_of_a_large_batch(dsn: str, schema: str) -> None:
@@ -196,3 +210,33 @@ def test_the_writer_inserts_new_rows_and_merges_when_one_exists(
     saver._write_action_batch(_records("w2", 40))  # merged while the count lasts
     assert saver._merge_next == saver._MERGE_AFTER_CONFLICT - 1
     assert len(saver.list_actions("w2", limit=100)) == 40
+
+
+def test_a_pipelined_batch_that_meets_an_existing_row_is_merged(
+    dsn: str, schema: str, saver: ActionSaver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(batch_rows, "MAX_ROWS", 7)  # 6 statements, pipelined
+    saver._write_action_batch(_records("p", 20))
+    again = _records("p", 40)  # the first 20 exist: the insert fails, the merge writes
+    saver._write_action_batch(again)
+    assert saver._merge_next == saver._MERGE_AFTER_CONFLICT
+    rows = saver.list_actions("p", limit=100)
+    assert [r.action_id for r in rows] == [f"a{i:03d}" for i in range(40)]
+    bad = _records("pbad", 40)
+    bad[-1].input_tokens = 2**40  # over int, in the last statement
+    with pytest.raises(psycopg.errors.NumericValueOutOfRange):
+        saver._write_action_batch(bad)
+    assert _stored(dsn, schema, "pbad") == []
+    saver._write_action_batch(_records("after", 40))  # the connection is usable again
+    assert len(_stored(dsn, schema, "after")) == 40
+
+
+async def test_the_async_writer_pipelines_a_large_batch(
+    dsn: str, schema: str, asaver: AsyncActionSaver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(batch_rows, "MAX_ROWS", 7)
+    await asaver._write_action_batch(_records("a", 20))
+    await asaver._write_action_batch(_records("a", 40))  # 20 exist: merged
+    assert asaver._merge_next == asaver._MERGE_AFTER_CONFLICT
+    rows = await asaver.alist_actions("a", limit=100)
+    assert [r.action_id for r in rows] == [f"a{i:03d}" for i in range(40)]

@@ -16,8 +16,9 @@ merge rules are those of the other paths:
 * floats that JSON cannot hold (NaN, infinities) travel as the strings
   ``float8`` reads; datetimes as ISO 8601 text with their offset.
 
-A batch holding a value ``orjson`` cannot encode (an unusual type in a scalar
-column) is written the general way (parallel arrays bound by psycopg).
+Rows from the first chunk holding a value ``orjson`` cannot encode (an unusual
+type in a scalar column) on are written the general way (parallel arrays bound
+by psycopg), in the same transaction.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ if TYPE_CHECKING:
     from langgraph_actionckpt.actions.records import ActionRecord
     from langgraph_actionckpt.crypto import KeyRing
 
-__all__ = ["MAX_ROWS", "json_chunks", "json_row", "raw_jsonb", "seal_columns"]
+__all__ = ["MAX_ROWS", "json_chunk", "json_row", "raw_jsonb", "seal_columns"]
 
-MAX_ROWS = 2000
+MAX_ROWS = 1000
 """Rows per statement (one JSON parameter); larger batches take several, one transaction."""
 
 # Where JSON columns sit in a json_row (WRITE_COLUMNS order; tests check it).
@@ -141,10 +142,10 @@ def _json_text(value: Any) -> str | None:
     return None if value is None else orjson.dumps(value).decode()
 
 
-def json_chunks(
+def json_chunk(
     records: Sequence[ActionRecord], keyring: KeyRing | None, schema: str
-) -> list[bytes] | None:
-    """The rows as JSON arrays of at most :data:`MAX_ROWS` rows each.
+) -> bytes | None:
+    """The rows as one JSON array (write them in this order).
 
     Args:
         records: The rows, in the order they are to be written.
@@ -153,8 +154,8 @@ def json_chunks(
         schema: The schema (part of what a sealed value is bound to).
 
     Returns:
-        The JSON texts, or None when a value is of a type orjson does not
-        encode (the caller then writes the batch with psycopg's adapters).
+        The JSON text, or None when a value is of a type orjson does not
+        encode (the caller then writes the rows with psycopg's adapters).
     """
     rows = [json_row(r) for r in records]
     if keyring is not None:
@@ -164,7 +165,7 @@ def json_chunks(
             for c, text in zip(SEALED_ACTION_COLUMNS, sealed, strict=True):
                 row[JSON_AT[c]] = None if text is None else orjson.Fragment(text)
     try:
-        return [orjson.dumps(rows[i : i + MAX_ROWS]) for i in range(0, len(rows), MAX_ROWS)]
+        return orjson.dumps(rows)
     except TypeError:
         return None
 

@@ -603,19 +603,29 @@ def plan_upsert(
     # numbers them: step_index); every multi-thread write of this package locks
     # rows in this order, so none can deadlock with another.
     ordered = sorted(records, key=lambda r: r.thread_id)
-    chunks = None
-    if len(ordered) >= JSON_THRESHOLD:
-        chunks = batch_rows.json_chunks(ordered, q.keyring, q.schema)
-    if chunks is None:
-        rows = [write_row(r) for r in ordered]
-        if q.keyring is not None:
-            rows = [_sealed_row(q, q.keyring, row) for row in rows]
-        yield Op(q.upsert(bool(fence)), [*(list(col) for col in zip(*rows, strict=True)), *fence])
+    if len(ordered) < JSON_THRESHOLD:
+        yield _arrays_op(q, ordered, fence)
         return
-    if len(chunks) > 1:
+    # Each chunk is encoded when the previous one has been sent: in pipeline
+    # mode the server stores a chunk while Python encodes the next.
+    size = batch_rows.MAX_ROWS
+    several = len(ordered) > size
+    if several:
         yield BEGIN
-    for data in chunks:
+    for i in range(0, len(ordered), size):
+        data = batch_rows.json_chunk(ordered[i : i + size], q.keyring, q.schema)
+        if data is None:  # a value orjson does not encode: psycopg binds the rest
+            yield _arrays_op(q, ordered[i:], fence)
+            break
         statement = q.upsert_json(bool(fence), merge=not fresh)
         yield Op(statement, [batch_rows.raw_jsonb(data), *fence], prepare=True)
-    if len(chunks) > 1:
+    if several:
         yield COMMIT
+
+
+def _arrays_op(q: ActionQueries, records: Sequence[ActionRecord], fence: list[Any]) -> Op:
+    """The upsert of ``records`` bound as parallel arrays (small batches, unusual values)."""
+    rows = [write_row(r) for r in records]
+    if q.keyring is not None:
+        rows = [_sealed_row(q, q.keyring, row) for row in rows]
+    return Op(q.upsert(bool(fence)), [*(list(col) for col in zip(*rows, strict=True)), *fence])

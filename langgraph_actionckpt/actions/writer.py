@@ -52,7 +52,9 @@ class SyncActionWriter(SyncWriterCore):
         self._queue.append(check_record(record))
         if self._thread is None:
             self.start()
-        if len(self._queue) >= self.batch_size:
+        # while the flusher writes, the queue stays over batch_size: setting a set
+        # event again would take its lock on every row of the caller's path
+        if len(self._queue) >= self.batch_size and not self._wake.is_set():
             self._wake.set()
 
     def start(self) -> None:

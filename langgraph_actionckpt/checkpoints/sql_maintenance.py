@@ -20,7 +20,11 @@ class MaintenanceQueries(SchemaSQL):
     @cached_property
     def delete_thread(self) -> list[sql.Composed]:
         tables = ("checkpoints", "blobs", "writes", "actions")
-        return self._delete_from(tables, sql.SQL("thread_id = %(thread_id)s"))
+        where = sql.SQL("thread_id = %(thread_id)s")
+        # a released or expired lease row goes with its thread; a live one stays
+        # (its holder's writes keep their fence)
+        lease = sql.SQL("thread_id = %(thread_id)s AND expires_at < now()")
+        return self._delete_from(tables, where) + self._delete_from(("leases",), lease)
 
     @cached_property
     def delete_runs(self) -> sql.Composed:

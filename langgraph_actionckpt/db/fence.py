@@ -3,8 +3,9 @@
 A lease is a row in ``{schema}.leases``: the holder, a fencing token and an
 expiry on the server's clock. It is taken with one upsert that succeeds only
 when the row is free, expired, already ours, or its holder's session is gone;
-every takeover increments the token. A heartbeat renews held leases every
-``ttl / 3`` seconds. A write of a leased run binds its thread id through
+every takeover increments the token. Releasing marks the row free and keeps
+holder and token (a write of the ended run still in flight keeps its fence).
+A heartbeat renews held leases every ``ttl / 3`` seconds. A write of a leased run binds its thread id through
 ``{schema}.fenced(thread, token)`` (``LeaseQueries.fenced``), which locks the
 lease row ``FOR SHARE`` inside the write statement itself: a takeover must
 update that row, so it waits for the write to commit or finds it never
@@ -130,12 +131,23 @@ class LeaseQueries:
                      (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
                    END
              WHERE thread_id = %(thread)s AND token = %(token)s AND holder = %(holder)s
+               AND expires_at > '-infinity'
             RETURNING token
             """
         ).format(s=s)
+        # Released, not deleted: the row keeps its holder and token, so a write
+        # of the run that just ended, still in flight on another connection,
+        # passes its fence (a takeover must lock the row first, so it waits for
+        # that write or refuses it after), and this holder taking it again keeps
+        # the token. '-infinity' marks it free; the heartbeat never renews it.
         self.release = sql.SQL(
-            "DELETE FROM {s}.leases WHERE thread_id = %s AND token = %s AND holder = %s "
-            "RETURNING token"
+            """
+            UPDATE {s}.leases
+               SET expires_at = '-infinity', holder_pid = NULL, holder_started = NULL
+             WHERE thread_id = %s AND token = %s AND holder = %s
+               AND expires_at > '-infinity'
+            RETURNING token
+            """
         ).format(s=s)
         # Stands where a write statement binds the thread id: (thread, token).
         self.fenced = sql.SQL("{s}.fenced(%s, %s)").format(s=s)

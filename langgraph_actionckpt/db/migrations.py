@@ -362,7 +362,10 @@ def plan_reuse_vector(schema: str, dims: int) -> Plan[None]:
     """
     yield from plan_migrate(schema)
     yield from _plan_vector_step(
-        schema, _vector_ddl(schema, dims, "reuse_entries", REUSE_VECTOR_INDEX), REUSE_VECTOR_INDEX, REUSE_VECTOR_CLAIM
+        schema,
+        _vector_ddl(schema, dims, "reuse_entries", REUSE_VECTOR_INDEX),
+        REUSE_VECTOR_INDEX,
+        REUSE_VECTOR_CLAIM,
     )
 
 

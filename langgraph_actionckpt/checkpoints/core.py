@@ -12,14 +12,12 @@ cached on success.
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    BaseCheckpointSaver,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -53,6 +51,7 @@ from langgraph_actionckpt.checkpoints.plans_write import (
 )
 from langgraph_actionckpt.checkpoints.setup import (
     DEFAULT_SCHEMA,
+    InPlaceAllowlist,
     default_serde,
     env_dsn,
     validate_schema,
@@ -73,7 +72,7 @@ logger = logging.getLogger("langgraph_actionckpt")
 _MAX_STEPS = 10_000  # cached checkpoint steps; cleared, not evicted, past this
 
 
-class SaverCore(LeaseFencing, BaseCheckpointSaver[str]):
+class SaverCore(LeaseFencing, InPlaceAllowlist):
     """Shared state and plan adapters of both savers. Not used directly."""
 
     # Provided by the sync and async subclasses (declared for the shared code).
@@ -108,8 +107,7 @@ class SaverCore(LeaseFencing, BaseCheckpointSaver[str]):
         self._steps: dict[tuple[str, str, str], int] = {}
         self._pending = PendingWrites()
         self._durable = DurabilityBarrier()
-        self._allowed_types: set[tuple[str, ...]] = set()
-        self._serde_lock = threading.Lock()
+        self._init_allowlist()
         self._codec: Codec | None = None
         # escaped thread id -> why its held writes were refused (raised on its next call)
         self._refused: dict[str, SerializationError] = {}
@@ -130,25 +128,6 @@ class SaverCore(LeaseFencing, BaseCheckpointSaver[str]):
                 max_load_bytes=self.options.max_load_bytes,
             )
         return codec
-
-    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> SaverCore:
-        """Allow the graph's own types to be loaded; this saver, changed in place.
-
-        LangGraph calls this with a compiled graph's state types (see
-        ``allowlist``). The base class returns a clone; changing the serializer in
-        place keeps one saver (its held writes, leases and durability marks) per
-        graph, and every graph compiled with it is allowed its own types.
-        """
-        # called on every graph run with the graph's cached set: no copy needed
-        extra = extra_allowlist if isinstance(extra_allowlist, set) else set(extra_allowlist)
-        if extra <= self._allowed_types:
-            return self
-        with self._serde_lock:  # two graphs resolving at once must not lose a merge
-            derived = super().with_allowlist(extra)
-            if derived is not self:
-                self.serde = derived.serde
-            self._allowed_types = self._allowed_types | extra
-        return self
 
     def get_next_version(self, current: str | None, channel: None = None) -> str:
         """The version after ``current`` (see ``plans_write.next_version``)."""

@@ -15,7 +15,7 @@ TEXT = b"the same few words again and again, " * 40
 
 def test_round_trip_and_prefixes() -> None:
     type_, packed = compress.pack_value("msgpack", TEXT, 256)
-    assert type_ == "z:msgpack" and len(packed) < len(TEXT) // 4
+    assert type_ == "zv:msgpack" and len(packed) < len(TEXT) // 4
     assert compress.unpack_value(type_, packed) == ("msgpack", TEXT)
     ctype, cpacked = compress.pack_value("msgpack", TEXT, 256, checkpoint=True)
     assert ctype == "zc:msgpack"

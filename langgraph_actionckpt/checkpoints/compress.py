@@ -9,8 +9,9 @@ ratio) and kept compressed only when that saves at least an eighth. A
 compressed value's type gets a prefix, so rows stored raw (older ones, or by a
 saver with compression off) read back unchanged.
 
-Checkpoints are compressed with a preset dictionary of the keys LangGraph
-writes in every checkpoint, which roughly halves them. Other values (channel
+Checkpoints are compressed with a preset dictionary of the skeleton LangGraph
+writes in every checkpoint (keys, the version, timestamp and id layouts), which
+leaves ~40% of them. Other values (channel
 values, list deltas, pending writes) get a preset dictionary of the envelope
 LangChain's serializer writes around every message: a delta appending one
 message is then ~90 bytes smaller, and values without messages lose nothing.
@@ -34,7 +35,11 @@ VALUE_PREFIX = "zv:"
 """Type prefix of a value compressed with :data:`VALUE_DICT`."""
 
 CHECKPOINT_PREFIX = "zc:"
-"""Type prefix of a checkpoint compressed with :data:`CHECKPOINT_DICT`."""
+"""Type prefix of a checkpoint compressed with :data:`CHECKPOINT_DICT` (written
+before :data:`SKELETON_PREFIX`; still read)."""
+
+SKELETON_PREFIX = "zc2:"
+"""Type prefix of a checkpoint compressed with :data:`SKELETON_DICT`."""
 
 CHECKPOINT_DICT = (
     b"\xa1v\xa2ts\xa2id\xb0channel_versions\xadversions_seen\xb0updated_channels"
@@ -42,6 +47,23 @@ CHECKPOINT_DICT = (
     b"\xa9__pregel_\xa8messages\xb0branch:to:\xb9000000000"
 )
 """Byte strings found in most msgpack checkpoints (the most frequent last)."""
+
+_VERSION = b"\xb9000000000001.000000000000"  # a channel version (plans_write.next_version)
+
+SKELETON_DICT = (
+    b"\x87\xa1v\x04\xa2ts\xd9 2026-01-01T00:00:00.000000+00:00"
+    b"\xa2id\xd9$00000000-0000-6000-8000-000000000000\xb0channel_versions"
+    b"\xa9__start__" + _VERSION + b"\xa8messages" + _VERSION + b"\xadversions_seen\x83"
+    b"\xa9__input__\x80\xa9__start__\x81\xa9__start__"
+    + _VERSION
+    + b"\xb0branch:to:"
+    + _VERSION
+    + b"\xb0updated_channels\x92\xa8messages\xaechannel_values"
+    + CHECKPOINT_DICT
+)
+"""A msgpack checkpoint's skeleton (version, timestamp, id, channel versions with
+their fixed-width numbers) and then :data:`CHECKPOINT_DICT`: ~20% smaller
+checkpoints than :data:`CHECKPOINT_DICT` alone. Frozen, as :data:`VALUE_DICT`."""
 
 VALUE_DICT = (
     b"\x05\x94\xbelangchain_core.messages.system\xadSystemMessage\x86\xa7content\xa0"
@@ -65,23 +87,39 @@ VALUE_DICT = (
 ``JsonPlusSerializer`` writes them (empty fields; the most frequent last).
 Frozen: values stored with it decompress only with these exact bytes."""
 
+_PREFIXES = (PLAIN_PREFIX, VALUE_PREFIX, CHECKPOINT_PREFIX, SKELETON_PREFIX)
+
 MAX_UNPACKED = 1 << 30
 """Largest size a stored compressed value may declare (the database is untrusted)."""
 
 _LEVEL = 3
+# A compressor with a dictionary keeps the small window it was prepared with (a list
+# snapshot of 500 KB came out 14% bigger), and the envelopes only matter to small values.
+_VALUE_DICT_MAX = 16 * 1024
 _local = threading.local()  # zstandard's (de)compressor objects are not thread-safe
 
 
 class _Codecs:
-    __slots__ = ("pack_checkpoint", "pack_value", "unpack", "unpack_checkpoint", "unpack_value")
+    __slots__ = (
+        "pack",
+        "pack_checkpoint",
+        "pack_value",
+        "unpack",
+        "unpack_checkpoint",
+        "unpack_skeleton",
+        "unpack_value",
+    )
 
     def __init__(self) -> None:
         ckpt_dict = _raw_dict(CHECKPOINT_DICT)
+        skeleton_dict = _raw_dict(SKELETON_DICT)
         value_dict = _raw_dict(VALUE_DICT)
-        self.pack_checkpoint = zstandard.ZstdCompressor(level=_LEVEL, dict_data=ckpt_dict)
+        self.pack = zstandard.ZstdCompressor(level=_LEVEL)
+        self.pack_checkpoint = zstandard.ZstdCompressor(level=_LEVEL, dict_data=skeleton_dict)
         self.pack_value = zstandard.ZstdCompressor(level=_LEVEL, dict_data=value_dict)
         self.unpack = zstandard.ZstdDecompressor()
         self.unpack_checkpoint = zstandard.ZstdDecompressor(dict_data=ckpt_dict)
+        self.unpack_skeleton = zstandard.ZstdDecompressor(dict_data=skeleton_dict)
         self.unpack_value = zstandard.ZstdDecompressor(dict_data=value_dict)
 
 
@@ -105,15 +143,21 @@ def pack_value(
     if min_size <= 0 or len(data) < min_size:
         return type_, data
     codecs = _codecs()
-    packed = (codecs.pack_checkpoint if checkpoint else codecs.pack_value).compress(data)
+    if checkpoint:
+        prefix, packer = SKELETON_PREFIX, codecs.pack_checkpoint
+    elif len(data) <= _VALUE_DICT_MAX:
+        prefix, packer = VALUE_PREFIX, codecs.pack_value
+    else:
+        prefix, packer = PLAIN_PREFIX, codecs.pack
+    packed = packer.compress(data)
     if len(packed) > len(data) - (len(data) >> 3):
         return type_, data
-    return (CHECKPOINT_PREFIX if checkpoint else VALUE_PREFIX) + type_, packed
+    return prefix + type_, packed
 
 
 def is_compressed(type_: str | None) -> bool:
     """Whether a stored type names a compressed value."""
-    return type_ is not None and type_.startswith((PLAIN_PREFIX, VALUE_PREFIX, CHECKPOINT_PREFIX))
+    return type_ is not None and type_.startswith(_PREFIXES)
 
 
 def unpack_value(
@@ -139,6 +183,8 @@ def unpack_value(
         inner, unpack = type_[len(VALUE_PREFIX) :], _codecs().unpack_value
     elif type_.startswith(PLAIN_PREFIX):
         inner, unpack = type_[len(PLAIN_PREFIX) :], _codecs().unpack
+    elif type_.startswith(SKELETON_PREFIX):
+        inner, unpack = type_[len(SKELETON_PREFIX) :], _codecs().unpack_skeleton
     elif type_.startswith(CHECKPOINT_PREFIX):
         inner, unpack = type_[len(CHECKPOINT_PREFIX) :], _codecs().unpack_checkpoint
     else:

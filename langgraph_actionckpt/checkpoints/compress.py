@@ -11,11 +11,11 @@ saver with compression off) read back unchanged.
 
 Checkpoints are compressed with a preset dictionary of the skeleton LangGraph
 writes in every checkpoint (keys, the version, timestamp and id layouts), which
-leaves ~40% of them. Other values (channel
-values, list deltas, pending writes) get a preset dictionary of the envelope
-LangChain's serializer writes around every message: a delta appending one
-message is then ~90 bytes smaller, and values without messages lose nothing.
-A dictionary is part of the stored format: a new one needs a new type prefix.
+leaves ~40% of them. Other values up to 16 KiB (channel values, list deltas,
+pending writes) get a preset dictionary of the envelope LangChain's serializer
+writes around every message: a delta appending one message is then ~90 bytes
+smaller, and values without messages lose nothing. A dictionary is part of the
+stored format: a new one needs a new type prefix.
 """
 
 from __future__ import annotations
@@ -93,8 +93,8 @@ MAX_UNPACKED = 1 << 30
 """Largest size a stored compressed value may declare (the database is untrusted)."""
 
 _LEVEL = 3
-# A compressor with a dictionary keeps the small window it was prepared with (a list
-# snapshot of 500 KB came out 14% bigger), and the envelopes only matter to small values.
+# Big values compress worse with the prepared dictionary (a 500 KB list snapshot came
+# out 14% bigger), and the envelopes only matter to small ones.
 _VALUE_DICT_MAX = 16 * 1024
 _local = threading.local()  # zstandard's (de)compressor objects are not thread-safe
 

@@ -174,14 +174,8 @@ class CallRecorder(TrackedRuns):
         record = self._own_record(run, rid, "tool_call")
         record.input = run.input
         record.meta = run.meta
-        if error is not None:
-            fail(record, error)
-        else:
-            record.output = output
-            failed = isinstance(output, ToolMessage) and output.status == "error"
-            record.status = "failed" if failed else "completed"
-        self._observed(run, record.status, record, error)
-        return record
+        failed = isinstance(output, ToolMessage) and output.status == "error"
+        return self._own_end(run, record, error, output, failed)
 
     # ------------------------------------------------------------- retrievers
 
@@ -201,11 +195,22 @@ class CallRecorder(TrackedRuns):
             return None
         record = self._own_record(run, rid, "retriever")
         record.input = {"query": run.input}
-        if error is None:
-            record.status = "completed"
-            record.output = list(documents or [])
-        else:
+        return self._own_end(run, record, error, list(documents or []))
+
+    def _own_end(
+        self,
+        run: OpenRun,
+        record: ActionRecord,
+        error: BaseException | None,
+        output: Any,
+        failed: bool = False,
+    ) -> ActionRecord:
+        """Settle a row only the callbacks made: its output, or its failure."""
+        if error is not None:
             fail(record, error)
+        else:
+            record.output = output
+            record.status = "failed" if failed else "completed"
         self._observed(run, record.status, record, error)
         return record
 

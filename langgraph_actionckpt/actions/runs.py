@@ -101,14 +101,12 @@ class Callback(NamedTuple):
         ``kwargs`` must hold ``run_id``; ``run_id``, ``parent_run_id`` and
         ``metadata`` are taken out of it, the rest is :attr:`extra`.
         """
+        # tuple.__new__ directly: the generated __new__ is a Python call, and
+        # this runs on every start callback, on the graph's path
         run_id = kwargs.pop("run_id")
-        return cls(
-            serialized,
-            run_id,
-            kwargs.pop("parent_run_id", None),
-            kwargs.pop("metadata", None),
-            kwargs,
-        )
+        parent_run_id = kwargs.pop("parent_run_id", None)
+        metadata = kwargs.pop("metadata", None)
+        return tuple.__new__(cls, (serialized, run_id, parent_run_id, metadata, kwargs))
 
     def name(self, default: str | None = None) -> Any:
         """The run's name: the callback's ``name``, else the serialized one, else ``default``."""

@@ -253,3 +253,13 @@ def test_twins_have_the_same_hooks_and_methods() -> None:
         assert not inspect.iscoroutinefunction(getattr(ActionCallbackHandler, name))
     # both writers serve both worlds; only close/aclose follow the saver's world
     assert _public(SyncActionWriter) - {"close"} == _public(AsyncActionWriter) - {"aclose"}
+
+
+def test_callback_bundles_the_start_keywords() -> None:
+    rid, parent = uuid.uuid4(), uuid.uuid4()
+    kwargs: dict[str, Any] = {"run_id": rid, "parent_run_id": parent, "metadata": {"a": 1}}
+    call = Callback.of({"name": "s"}, {**kwargs, "name": "n", "tags": []})
+    assert call == Callback({"name": "s"}, rid, parent, {"a": 1}, {"name": "n", "tags": []})
+    assert call.name() == "n" and Callback.of({"name": "s"}, {"run_id": rid}).name() == "s"
+    bare = Callback.of(None, {"run_id": rid})
+    assert (bare.parent_run_id, bare.metadata, bare.name("tool")) == (None, None, "tool")

@@ -4,7 +4,8 @@
 :class:`~langgraph_actionckpt.actions.recorder.ActionRecorder` that keeps the
 open runs (to find a run's parent action) and tells the
 :class:`~langgraph_actionckpt.actions.observer.ActionObserver` (tracing) about
-each action's start and end. No I/O.
+each action's start and end; it also starts the rows every kind of run makes
+(:meth:`TrackedRuns._record`, :meth:`TrackedRuns._own_record`). No I/O.
 """
 
 from __future__ import annotations

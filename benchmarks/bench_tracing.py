@@ -30,7 +30,7 @@ import uuid
 from typing import Any
 
 from langgraph_actionckpt.actions.observer import ActionObserver, make_observer
-from langgraph_actionckpt.actions.recorder import ActionRecorder
+from langgraph_actionckpt.actions.recorder import ActionRecorder, Callback
 
 _META = {
     "thread_id": "t",
@@ -49,7 +49,7 @@ def per_call_us(observer: ActionObserver | None, n: int) -> float:
     try:
         t = time.perf_counter()
         for rid in ids:
-            recorder.tool_start(None, "x", rid, None, _META, {"q": 1}, {"name": "lookup"})
+            recorder.tool_start(Callback(None, rid, None, _META, {"name": "lookup"}), "x", {"q": 1})
             recorder.tool_end("result", rid)
         return (time.perf_counter() - t) / n * 1e6
     finally:

@@ -16,7 +16,8 @@ all three run as parallel nodes of one parent graph, checkpointed by one
    and a lookup finished inside a round that was cut short is served from the
    action log (``replayed``).
 3. Per agent, the script prints actions executed before the crash, executed
-   after it and replayed, checks that nothing was executed twice and that the
+   after it and replayed, checks that nothing completed was executed twice (an
+   idempotent action caught in flight by the kill may run again) and that the
    final state equals an uninterrupted run's.
 
     python examples/swarm.py [--dsn DSN] [--schema S] [--thread T]
@@ -170,7 +171,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"   child killed with SIGKILL mid-run: returncode={rc}")
     with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
-        before = {a.action_id for a in saver.list_actions(thread, status="completed")}
+        at_kill = saver.list_actions(thread, action_type=["function", "llm_completion"])
+    before = {a.action_id for a in at_kill if a.status == "completed"}
+    # caught in flight by the kill: ran (maybe), completion not yet stored; idempotent
+    # actions are run again on resume, by design - never one whose completion was stored
+    inflight = [a for a in at_kill if a.status in ("pending", "running")]
+    print(f"   in flight at the kill: {', '.join(a.name for a in inflight) or 'none'}")
 
     print("\n2. resume the thread: all agents continue together ...")
     final = run(dsn, args.schema, thread, workdir, "crash", resume=True)
@@ -209,13 +215,16 @@ def main(argv: list[str] | None = None) -> int:
         repeated += len(read_calls(workdir / "crash-llm.jsonl")) - len(
             read_calls(workdir / "reference-llm.jsonl")
         )
-    print(f"\nexecutions repeated because of the crash: {repeated}")
+    print(
+        f"\nexecutions repeated because of the crash: {repeated} "
+        f"(allowed: the {len(inflight)} idempotent actions in flight at the kill)"
+    )
     same = sorted(final["reports"]) == sorted(reference["reports"])
     if using_real_model():
         same = len(final["reports"]) == len(reference["reports"])
     for r in sorted(final["reports"]):
         print(f"  {r[:110]}")
-    ok = same and repeated == 0 and all(stats[a]["actions"] for a in AGENTS)
+    ok = same and 0 <= repeated <= len(inflight) and all(stats[a]["actions"] for a in AGENTS)
     verdict = "yes" if ok else "NO"
     print(f"all agents recovered; final state matches an uninterrupted run: {verdict}")
     return 0 if ok else 1

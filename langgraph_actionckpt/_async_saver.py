@@ -128,6 +128,14 @@ class AsyncSaverBase(SaverCore):
         """Set ``self.driver`` and ``self.writer`` (each saver its own)."""
         raise NotImplementedError
 
+    def _driver_options(self, reconnect: Any) -> dict[str, Any]:
+        """The driver's settings, from the options."""
+        return {
+            "pipeline": self.options.pipeline,
+            "reconnect": reconnect,
+            "io_timeout": self.options.io_timeout,
+        }
+
     def _writer_options(self) -> dict[str, Any]:
         """The action writer's settings, from the options."""
         return {

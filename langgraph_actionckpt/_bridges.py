@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 from langgraph_actionckpt._saver_base import (
@@ -27,7 +27,15 @@ from langgraph_actionckpt._saver_base import (
     on_loop_iter,
 )
 
-__all__ = ["BRIDGED", "ITERATORS", "NO_SYNC_TWIN", "with_async_twins", "with_sync_twins"]
+__all__ = [
+    "BRIDGED",
+    "ITERATORS",
+    "NO_SYNC_TWIN",
+    "add_async_twins",
+    "add_sync_twins",
+    "with_async_twins",
+    "with_sync_twins",
+]
 
 BRIDGED: tuple[str, ...] = (
     "setup",
@@ -94,12 +102,25 @@ def _settle(cls: type[S]) -> None:
     cls.aput_writes = _shielded_write(cls.aput_writes)  # type: ignore[attr-defined]
 
 
+def add_async_twins(cls: type, names: Iterable[str], iterators: Iterable[str] = ()) -> None:
+    """Give ``cls`` ``a<name>`` for each ``<name>``, run in a worker thread."""
+    for name in names:
+        setattr(cls, "a" + name, in_thread(getattr(cls, name)))
+    for name in iterators:
+        setattr(cls, "a" + name, in_thread_iter(getattr(cls, name)))
+
+
+def add_sync_twins(cls: type, names: Iterable[str], iterators: Iterable[str] = ()) -> None:
+    """Give ``cls`` ``<name>`` for each ``a<name>``, run on its event loop (see below)."""
+    for name in names:
+        setattr(cls, name, on_loop(getattr(cls, "a" + name)))
+    for name in iterators:
+        setattr(cls, name, on_loop_iter(getattr(cls, "a" + name)))
+
+
 def with_async_twins(cls: type[S]) -> type[S]:
     """Give a sync saver ``a<name>`` for each bridged ``<name>``, run in a worker thread."""
-    for name in BRIDGED:
-        setattr(cls, "a" + name, in_thread(getattr(cls, name)))
-    for name in ITERATORS:
-        setattr(cls, "a" + name, in_thread_iter(getattr(cls, name)))
+    add_async_twins(cls, BRIDGED, ITERATORS)
     _settle(cls)
     return cls
 
@@ -112,9 +133,5 @@ def with_sync_twins(cls: type[S]) -> type[S]:
     raise, since they would block it.
     """
     _settle(cls)  # first: the sync twins look their coroutine up by name, settled
-    for name in BRIDGED:
-        if name not in NO_SYNC_TWIN:
-            setattr(cls, name, on_loop(getattr(cls, "a" + name)))
-    for name in ITERATORS:
-        setattr(cls, name, on_loop_iter(getattr(cls, "a" + name)))
+    add_sync_twins(cls, (n for n in BRIDGED if n not in NO_SYNC_TWIN), ITERATORS)
     return cls

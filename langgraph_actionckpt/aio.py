@@ -48,12 +48,7 @@ class AsyncActionSaver(SettledWrites, AsyncActionLogIO):
         self.group_commit = self.options.group_commit
         grouped = self.group_commit and isinstance(conn, AsyncConnectionPool)
         driver_class = GroupCommitDriver if grouped else AsyncDriver
-        self.driver = driver_class(
-            conn,
-            pipeline=self.options.pipeline,
-            reconnect=reconnect,
-            io_timeout=self.options.io_timeout,
-        )
+        self.driver = driver_class(conn, **self._driver_options(reconnect))
         self.writer = AsyncActionWriter(
             self._write_action_batch,
             self.loop,

@@ -53,12 +53,7 @@ class ActionSaver(SettledWrites, SyncActionLogIO):
     """
 
     def _open(self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any) -> None:
-        self.driver = SyncDriver(
-            conn,
-            pipeline=self.options.pipeline,
-            reconnect=reconnect,
-            io_timeout=self.options.io_timeout,
-        )
+        self.driver = SyncDriver(conn, **self._driver_options(reconnect))
         self.writer = SyncActionWriter(
             self._write_action_batch, on_tick=self._flush_writes_on_tick, **self._writer_options()
         )

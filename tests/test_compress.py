@@ -15,12 +15,24 @@ TEXT = b"the same few words again and again, " * 40
 
 def test_round_trip_and_prefixes() -> None:
     type_, packed = compress.pack_value("msgpack", TEXT, 256)
-    assert type_ == "z:msgpack" and len(packed) < len(TEXT) // 4
+    assert type_ == "zv:msgpack" and len(packed) < len(TEXT) // 4
     assert compress.unpack_value(type_, packed) == ("msgpack", TEXT)
     ctype, cpacked = compress.pack_value("msgpack", TEXT, 256, checkpoint=True)
-    assert ctype == "zc:msgpack"
+    assert ctype == "zc2:msgpack"
     assert compress.unpack_value(ctype, cpacked) == ("msgpack", TEXT)
     assert compress.is_compressed(type_) and not compress.is_compressed("msgpack")
+
+
+def test_values_written_before_the_current_dictionaries_read_back() -> None:
+    """Values of types "z:" (no dictionary) and "zc:" (first checkpoint dictionary) read back."""
+    plain = zstandard.ZstdCompressor(level=3).compress(TEXT)
+    assert compress.unpack_value("z:msgpack", plain) == ("msgpack", TEXT)
+    first = zstandard.ZstdCompressionDict(
+        compress.CHECKPOINT_DICT, dict_type=zstandard.DICT_TYPE_RAWCONTENT
+    )
+    old = zstandard.ZstdCompressor(level=3, dict_data=first).compress(TEXT)
+    assert compress.unpack_value("zc:msgpack", old) == ("msgpack", TEXT)
+    assert compress.is_compressed("zc:msgpack") and compress.is_compressed("z:json")
 
 
 def test_small_incompressible_or_disabled_values_stay_raw() -> None:

@@ -80,7 +80,7 @@ async def _async(dsn: str, schema: str, **options: Any) -> AsyncIterator[AsyncAc
 def test_the_budget_counts_every_value_of_a_load() -> None:
     codec = Codec(default_serde(), max_load_bytes=25_000)
     type_, data = pack_value(*codec.serde.dumps_typed(["x" * 10_000]), 256)
-    assert type_.startswith("z:")
+    assert type_.startswith("zv:")
     budget = codec.budget()
     assert codec.loads(type_, data, PLACE, budget) == ["x" * 10_000]
     assert codec.loads(type_, data, PLACE, budget) == ["x" * 10_000]

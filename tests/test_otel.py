@@ -32,7 +32,7 @@ from langgraph_actionckpt import (
     AsyncActionCallbackHandler,
     AsyncActionSaver,
 )
-from langgraph_actionckpt.actions.recorder import ActionRecorder
+from langgraph_actionckpt.actions.recorder import ActionRecorder, Callback
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.ops.cli import app
 from langgraph_actionckpt.ops.timeline_html import timeline_data
@@ -430,10 +430,12 @@ def test_the_recorder_tells_any_observer_with_parents() -> None:
         "langgraph_step": 1,
         "langgraph_checkpoint_ns": "agent:task-1",
     }
-    recorder.chain_start({}, {}, root, None, {"thread_id": "t1"}, {"name": "LangGraph"})
-    row = recorder.chain_start({}, {"out": []}, node, root, meta, {"name": "agent"})
+    recorder.chain_start(Callback({}, root, None, {"thread_id": "t1"}, {"name": "LangGraph"}), {})
+    row = recorder.chain_start(Callback({}, node, root, meta, {"name": "agent"}), {"out": []})
     assert row is not None and row.trace_id == "t" * 32
-    recorder.llm_start({}, ["hi"], llm, node, {**meta, "ls_model_name": MODEL}, {}, chat=False)
+    recorder.llm_start(
+        Callback({}, llm, node, {**meta, "ls_model_name": MODEL}, {}), ["hi"], chat=False
+    )
     done = recorder.llm_end(LLMResult(generations=[[ChatGeneration(message=reply("x", 10))]]), llm)
     assert done is not None and done.span_id is not None
     recorder.chain_end(node)

@@ -391,7 +391,8 @@ def test_prune_keep_latest_delete_and_unknown_strategy() -> None:
 
 def test_delete_thread_in_one_transaction_and_adapter_flushes_first() -> None:
     ops, deleted = drive(plan_delete_thread(Q, "t1"))
-    assert [op.fetch for op in ops] == ["begin", "none", "none", "none", "none", "commit"]
+    # checkpoints, blobs, writes, actions, then a released or expired lease row
+    assert [op.fetch for op in ops] == ["begin"] + ["none"] * 5 + ["commit"]
     assert [op.query for op in ops[1:-1]] == Q.delete_thread
     assert all(op.params == {"thread_id": "t1"} for op in ops[1:-1])
     assert deleted == ["t1"]
@@ -399,7 +400,7 @@ def test_delete_thread_in_one_transaction_and_adapter_flushes_first() -> None:
     core._prepare_writes(config(checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
     ops, _ = drive(core._plan_delete_thread("t1"))
     assert ops[0].query == Q.store(1, 0, 1, 0, False, True)  # held writes land first
-    assert [op.fetch for op in ops[1:]] == ["begin", "none", "none", "none", "none", "commit"]
+    assert [op.fetch for op in ops[1:]] == ["begin"] + ["none"] * 5 + ["commit"]
     assert not core._pending
 
 

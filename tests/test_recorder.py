@@ -20,7 +20,7 @@ from langgraph.errors import GraphInterrupt
 
 from langgraph_actionckpt import ActionCallbackHandler, AsyncActionCallbackHandler
 from langgraph_actionckpt.actions.join import pending_llm_run, register_run, run_registry
-from langgraph_actionckpt.actions.recorder import ActionRecorder
+from langgraph_actionckpt.actions.recorder import ActionRecorder, Callback
 from langgraph_actionckpt.actions.writer import AsyncActionWriter, SyncActionWriter
 
 TASK = "6c8e1d52-0000-4000-8000-000000000001"
@@ -41,7 +41,7 @@ def node_meta(thread: str = "t1", node: str = "agent", **extra: Any) -> dict[str
 def start_node(rec: ActionRecorder, node: str = "agent") -> uuid.UUID:
     rid = uuid.uuid4()
     row = rec.chain_start(
-        None, {"messages": []}, rid, uuid.uuid4(), node_meta(node=node), {"name": node}
+        Callback(None, rid, uuid.uuid4(), node_meta(node=node), {"name": node}), {"messages": []}
     )
     assert row is not None and row.action_id == f"{TASK}:node"
     return rid
@@ -54,7 +54,9 @@ def chat_result(message: AIMessage) -> LLMResult:
 def test_node_start_row_and_non_node_chains() -> None:
     rec = ActionRecorder()
     rid = uuid.uuid4()
-    row = rec.chain_start(None, {"b": 1, "a": 2}, rid, uuid.uuid4(), node_meta(), {"name": "agent"})
+    row = rec.chain_start(
+        Callback(None, rid, uuid.uuid4(), node_meta(), {"name": "agent"}), {"b": 1, "a": 2}
+    )
     assert row is not None
     assert (row.action_type, row.status, row.node, row.step) == ("node", "running", "agent", 2)
     assert (row.thread_id, row.task_id, row.agent_id, row.run_id) == ("t1", TASK, "root", "run-1")
@@ -62,15 +64,21 @@ def test_node_start_row_and_non_node_chains() -> None:
     assert row.lc_run_id == str(rid)
     # a chain inside the node (not the node itself), LangGraph plumbing, no thread
     assert (
-        rec.chain_start(None, {}, uuid.uuid4(), rid, node_meta(), {"name": "RunnableSeq"}) is None
+        rec.chain_start(Callback(None, uuid.uuid4(), rid, node_meta(), {"name": "RunnableSeq"}), {})
+        is None
     )
     meta = node_meta(node="__start__")
-    assert rec.chain_start(None, {}, uuid.uuid4(), None, meta, {"name": "__start__"}) is None
+    assert (
+        rec.chain_start(Callback(None, uuid.uuid4(), None, meta, {"name": "__start__"}), {}) is None
+    )
     no_thread = {k: v for k, v in node_meta().items() if k != "thread_id"}
-    assert rec.chain_start(None, {}, uuid.uuid4(), None, no_thread, {"name": "agent"}) is None
+    assert (
+        rec.chain_start(Callback(None, uuid.uuid4(), None, no_thread, {"name": "agent"}), {})
+        is None
+    )
     assert (
         ActionRecorder(record_chains=False).chain_start(
-            None, {}, uuid.uuid4(), None, node_meta(), {"name": "agent"}
+            Callback(None, uuid.uuid4(), None, node_meta(), {"name": "agent"}), {}
         )
         is None
     )
@@ -105,7 +113,9 @@ def test_llm_row_of_its_own_with_usage_ttft_and_parent() -> None:
     node = start_node(rec)
     rid = uuid.uuid4()
     params = {"model": "gpt-test", "temperature": 0, "tools": [{"function": {"name": "search"}}]}
-    rec.llm_start(None, [HumanMessage("hi")], rid, node, node_meta(), {"invocation_params": params})
+    rec.llm_start(
+        Callback(None, rid, node, node_meta(), {"invocation_params": params}), [HumanMessage("hi")]
+    )
     assert pending_llm_run.get() == str(rid)
     rec.llm_token(rid)
     first = rec._runs[str(rid)].first_token
@@ -134,7 +144,9 @@ def test_llm_row_of_its_own_with_usage_ttft_and_parent() -> None:
 def test_llm_row_joined_to_the_replay_layers_row() -> None:
     rec = ActionRecorder()
     rid = uuid.uuid4()
-    rec.llm_start(None, ["prompt"], rid, None, node_meta(ls_provider="fake"), {"name": "FakeLLM"})
+    rec.llm_start(
+        Callback(None, rid, None, node_meta(ls_provider="fake"), {"name": "FakeLLM"}), ["prompt"]
+    )
     register_run(str(rid), "t1", "t1:llm:abc", True)
     row = rec.llm_end(LLMResult(generations=[]), rid)
     assert row is not None and str(rid) not in run_registry
@@ -146,12 +158,12 @@ def test_llm_row_joined_to_the_replay_layers_row() -> None:
 def test_llm_error_rows() -> None:
     rec = ActionRecorder()
     rid = uuid.uuid4()
-    rec.llm_start(None, ["p"], rid, None, node_meta(), {})
+    rec.llm_start(Callback(None, rid, None, node_meta(), {}), ["p"])
     row = rec.llm_error(TimeoutError("slow"), rid)
     assert row is not None and row.status == "failed" and row.replayable is False
     assert row.name == "llm" and row.error["type"] == "TimeoutError"
     rid = uuid.uuid4()
-    rec.llm_start(None, ["p"], rid, None, node_meta(), {})
+    rec.llm_start(Callback(None, rid, None, node_meta(), {}), ["p"])
     register_run(str(rid), "t1", "t1:llm:x", False)
     row = rec.llm_error(TimeoutError("slow"), rid)
     assert row is not None and (row.action_id, row.name, row.status) == ("t1:llm:x", None, "failed")
@@ -162,14 +174,16 @@ def test_tool_rows_own_and_joined() -> None:
     rid = uuid.uuid4()
     meta = node_meta(node="tools")
     rec.tool_start(
-        None, "{'q': 1}", rid, None, meta, {"q": 1}, {"tool_call_id": "call_1", "name": "search"}
+        Callback(None, rid, None, meta, {"tool_call_id": "call_1", "name": "search"}),
+        "{'q': 1}",
+        {"q": 1},
     )
     row = rec.tool_end(ToolMessage("bad", tool_call_id="call_1", status="error"), rid)
     assert row is not None and row.status == "failed" and row.input == {"q": 1}
     assert row.meta == {"tool_call_id": "call_1"} and row.name == "search"
 
     rid = uuid.uuid4()
-    rec.tool_start(None, "x", rid, None, meta, None, {})
+    rec.tool_start(Callback(None, rid, None, meta, {}), "x", None)
     row = rec.tool_end(None, rid, ValueError("tool broke"))
     assert row is not None and row.status == "failed" and row.input == "x"
     assert row.name == "tool" and row.error["message"] == "tool broke" and row.output is None
@@ -177,7 +191,7 @@ def test_tool_rows_own_and_joined() -> None:
     # joined to a live call the replay layer is still logging: never "completed" early
     rid = uuid.uuid4()
     register_run(str(rid), "t1", "t1:tool:live", False)
-    rec.tool_start(None, "x", rid, None, meta, None, {"name": "search"})
+    rec.tool_start(Callback(None, rid, None, meta, {"name": "search"}), "x", None)
     row = rec.tool_end("result", rid)
     assert row is not None and (row.action_id, row.status, row.name) == (
         "t1:tool:live",
@@ -186,7 +200,7 @@ def test_tool_rows_own_and_joined() -> None:
     )
     rid = uuid.uuid4()
     register_run(str(rid), "t1", "t1:tool:replayed", True)
-    rec.tool_start(None, "x", rid, None, meta, None, {"name": "search"})
+    rec.tool_start(Callback(None, rid, None, meta, {"name": "search"}), "x", None)
     row = rec.tool_end(None, rid, ValueError("x"))
     assert row is not None and row.status == "failed"
 
@@ -194,17 +208,17 @@ def test_tool_rows_own_and_joined() -> None:
 def test_retriever_rows_and_runs_outside_a_thread() -> None:
     rec = ActionRecorder()
     rid = uuid.uuid4()
-    rec.retriever_start(None, "what", rid, None, node_meta(), {"name": "docs"})
+    rec.retriever_start(Callback(None, rid, None, node_meta(), {"name": "docs"}), "what")
     row = rec.retriever_end([Document("d1")], rid)
     assert row is not None and row.status == "completed" and row.input == {"query": "what"}
     assert row.output == [Document("d1")] and row.action_type == "retriever"
     rid = uuid.uuid4()
-    rec.retriever_start(None, "what", rid, None, node_meta(), {})
+    rec.retriever_start(Callback(None, rid, None, node_meta(), {}), "what")
     row = rec.retriever_end(None, rid, LookupError("down"))
     assert row is not None and row.status == "failed" and row.name == "retriever"
     # no thread: nothing is recorded, and the run is still forgotten
     rid = uuid.uuid4()
-    rec.tool_start(None, "x", rid, None, {}, None, {"name": "t"})
+    rec.tool_start(Callback(None, rid, None, {}, {"name": "t"}), "x", None)
     assert rec.tool_end("y", rid) is None and str(rid) not in rec._runs
 
 
@@ -239,3 +253,13 @@ def test_twins_have_the_same_hooks_and_methods() -> None:
         assert not inspect.iscoroutinefunction(getattr(ActionCallbackHandler, name))
     # both writers serve both worlds; only close/aclose follow the saver's world
     assert _public(SyncActionWriter) - {"close"} == _public(AsyncActionWriter) - {"aclose"}
+
+
+def test_callback_bundles_the_start_keywords() -> None:
+    rid, parent = uuid.uuid4(), uuid.uuid4()
+    kwargs: dict[str, Any] = {"run_id": rid, "parent_run_id": parent, "metadata": {"a": 1}}
+    call = Callback.of({"name": "s"}, {**kwargs, "name": "n", "tags": []})
+    assert call == Callback({"name": "s"}, rid, parent, {"a": 1}, {"name": "n", "tags": []})
+    assert call.name() == "n" and Callback.of({"name": "s"}, {"run_id": rid}).name() == "s"
+    bare = Callback.of(None, {"run_id": rid})
+    assert (bare.parent_run_id, bare.metadata, bare.name("tool")) == (None, None, "tool")

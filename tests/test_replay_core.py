@@ -241,3 +241,25 @@ async def test_leases_in_both_worlds(saver: ActionSaver, dsn: str) -> None:
         saver.lease_mode = "error"
         assert acquire(saver, "t-d")
         assert release_all(saver) == 1
+
+
+def test_delete_thread_takes_a_released_lease_row_along(saver: ActionSaver, dsn: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    def lease_rows(thread_id: str) -> int:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            q = sql.SQL("SELECT count(*) FROM {}.leases WHERE thread_id = %s").format(
+                sql.Identifier(saver.schema)
+            )
+            row = conn.execute(q, (thread_id,)).fetchone()
+            return int(row[0]) if row else -1
+
+    assert acquire(saver, "t-live") and acquire(saver, "t-done")
+    assert release(saver, "t-done")
+    assert lease_rows("t-done") == 1  # released: free, token kept
+    saver.delete_thread("t-done")
+    saver.delete_thread("t-live")
+    assert lease_rows("t-done") == 0
+    assert lease_rows("t-live") == 1 and holds(saver, "t-live")  # a live lease stays
+    assert release(saver, "t-live")

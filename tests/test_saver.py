@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypedDict
 
 import psycopg
 import pytest
+import zstandard
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph, add_messages
@@ -23,6 +24,7 @@ from langgraph_actionckpt import (
     ConfigurationError,
     SerializationError,
 )
+from langgraph_actionckpt.checkpoints.compress import unpack_value
 from langgraph_actionckpt.db.schema_versions import MIGRATIONS
 
 from .conftest import drop_schema, fetch, new_schema_name
@@ -341,7 +343,7 @@ def test_append_only_list_is_stored_as_deltas(dsn: str, schema: str) -> None:
         assert out == _reference_state(steps, _looping_graph(steps, payload))
         kinds = dict(fetch(dsn, f'SELECT type, count(*) FROM "{schema}".blobs GROUP BY type'))
         # 1 KB deltas of a compressible text are stored compressed
-        assert kinds.get("z:delta", 0) >= steps - 1
+        assert kinds.get("zv:delta", 0) >= steps - 1
         stored = fetch(
             dsn, f"SELECT sum(length(blob)) FROM \"{schema}\".blobs WHERE channel = 'items'"
         )[0][0]
@@ -394,7 +396,7 @@ def test_mixed_raw_and_compressed_deltas(dsn: str, schema: str, compress_min: in
         assert out["items"] == texts
         kinds = dict(fetch(dsn, f'SELECT type, count(*) FROM "{schema}".blobs GROUP BY type'))
         if compress_min:
-            assert kinds.get("z:delta", 0) > 0 and kinds.get("delta", 0) > 0, kinds
+            assert kinds.get("zv:delta", 0) > 0 and kinds.get("delta", 0) > 0, kinds
         else:
             assert "z:delta" not in kinds and not any(k.startswith("z") for k in kinds), kinds
         # a fresh saver (nothing cached) reads every version back
@@ -404,6 +406,53 @@ def test_mixed_raw_and_compressed_deltas(dsn: str, schema: str, compress_min: in
             for snapshot in graph.get_state_history(config):
                 items = snapshot.values.get("items", [])
                 assert items == texts[: len(items)]
+
+
+class MessageState(TypedDict):
+    messages: Annotated[list[Any], add_messages]
+
+
+def test_message_deltas_without_and_with_the_value_dictionary(dsn: str, schema: str) -> None:
+    """Deltas compressed before the value dictionary ("z:") and after ("zv:") mix in a chain."""
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
+    texts = [" ".join(random.Random(i).choices(words, k=120)) for i in range(30)]
+
+    def step(state: MessageState) -> dict[str, Any]:
+        i = len(state["messages"])
+        return {"messages": [HumanMessage(content=texts[i], id=f"m{i}")]}
+
+    builder = StateGraph(MessageState)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    builder.add_conditional_edges(
+        "step", lambda s: END if len(s["messages"]) >= len(texts) else "step"
+    )
+    config = {"configurable": {"thread_id": "dict"}, "recursion_limit": 1_000}
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        out = builder.compile(checkpointer=saver).invoke({"messages": []}, config)
+    rows = fetch(
+        dsn, f'SELECT version, type, blob FROM "{schema}".blobs WHERE type = %s', ("zv:delta",)
+    )
+    assert len(rows) >= len(texts) - 1
+    # what an earlier version wrote: the same deltas compressed without a dictionary
+    plain = zstandard.ZstdCompressor(level=3)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for version, type_, blob in rows[::2]:
+            raw = unpack_value(type_, blob)[1]
+            assert raw is not None
+            conn.execute(
+                f'UPDATE "{schema}".blobs SET type = %s, blob = %s WHERE version = %s',
+                ("z:delta", plain.compress(raw), version),
+            )
+    kinds = dict(fetch(dsn, f'SELECT type, count(*) FROM "{schema}".blobs GROUP BY type'))
+    assert kinds.get("z:delta", 0) > 0 and kinds.get("zv:delta", 0) > 0, kinds
+    with ActionSaver.from_conn_string(dsn, schema=schema) as fresh:
+        graph = builder.compile(checkpointer=fresh)
+        assert graph.get_state(config).values["messages"] == out["messages"]
+        for snapshot in graph.get_state_history(config):
+            got = snapshot.values.get("messages", [])
+            assert got == out["messages"][: len(got)]
 
 
 def test_deltas_across_fork_copy_and_prune(dsn: str, schema: str) -> None:

@@ -21,6 +21,7 @@ from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
 from langgraph_actionckpt.actions.observer import make_observer
 from langgraph_actionckpt.actions.recorder import ActionRecorder
 from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.runs import Callback
 from langgraph_actionckpt.db import lease as _lease
 
 __all__ = ["AsyncActionCallbackHandler"]
@@ -91,24 +92,16 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
             if thread_id is not None:
                 await _lease.arelease(self.saver, thread_id)
 
-    async def on_chain_start(
-        self,
-        serialized: dict[str, Any],
-        inputs: Any,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
+    # The start hooks take LangChain's keywords (run_id, parent_run_id, metadata,
+    # ...) as **kwargs: Callback.of names them once for every kind of run.
+
+    async def on_chain_start(self, serialized: dict[str, Any], inputs: Any, **kwargs: Any) -> None:
         """Record a node start; a root run with a thread takes the thread's lease first."""
-        thread_id = self._recorder.root_thread(parent_run_id, metadata)
+        call = Callback.of(serialized, kwargs)
+        thread_id = self._recorder.root_thread(call.parent_run_id, call.metadata)
         if thread_id is not None and await _lease.aacquire(self.saver, thread_id):
-            self._recorder.hold_lease(run_id, thread_id)
-        record = self._recorder.chain_start(
-            serialized, inputs, run_id, parent_run_id, metadata, kwargs
-        )
-        self._enqueue(record)
+            self._recorder.hold_lease(call.run_id, thread_id)
+        self._enqueue(self._recorder.chain_start(call, inputs))
 
     async def on_chain_end(
         self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -132,33 +125,17 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
             await self._root_ended(run_id)
 
     async def on_chat_model_start(
-        self,
-        serialized: dict[str, Any],
-        messages: list[list[BaseMessage]],
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
+        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any
     ) -> None:
         """Note a chat model call (its row is written when it ends)."""
         prompt = [list(m) for m in messages][0] if len(messages) == 1 else messages
-        self._recorder.llm_start(serialized, prompt, run_id, parent_run_id, metadata, kwargs)
+        self._recorder.llm_start(Callback.of(serialized, kwargs), prompt)
 
     async def on_llm_start(
-        self,
-        serialized: dict[str, Any],
-        prompts: list[str],
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
+        self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any
     ) -> None:
         """Note a text model call."""
-        self._recorder.llm_start(
-            serialized, prompts, run_id, parent_run_id, metadata, kwargs, chat=False
-        )
+        self._recorder.llm_start(Callback.of(serialized, kwargs), prompts, chat=False)
 
     async def on_llm_new_token(self, token: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Time to first token."""
@@ -173,20 +150,11 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         self._enqueue(self._recorder.llm_error(error, run_id))
 
     async def on_tool_start(
-        self,
-        serialized: dict[str, Any],
-        input_str: str,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        metadata: dict[str, Any] | None = None,
-        inputs: dict[str, Any] | None = None,
-        **kwargs: Any,
+        self, serialized: dict[str, Any], input_str: str, **kwargs: Any
     ) -> None:
-        """Note a tool call."""
-        self._recorder.tool_start(
-            serialized, input_str, run_id, parent_run_id, metadata, inputs, kwargs
-        )
+        """Note a tool call (``inputs``, when given, is the tool's structured input)."""
+        inputs = kwargs.pop("inputs", None)
+        self._recorder.tool_start(Callback.of(serialized, kwargs), input_str, inputs)
 
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Record the tool result."""
@@ -197,17 +165,10 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         self._enqueue(self._recorder.tool_end(None, run_id, error))
 
     async def on_retriever_start(
-        self,
-        serialized: dict[str, Any],
-        query: str,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
+        self, serialized: dict[str, Any], query: str, **kwargs: Any
     ) -> None:
         """Note a retriever call."""
-        self._recorder.retriever_start(serialized, query, run_id, parent_run_id, metadata, kwargs)
+        self._recorder.retriever_start(Callback.of(serialized, kwargs), query)
 
     async def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Record the documents."""

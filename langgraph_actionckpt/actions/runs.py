@@ -8,7 +8,8 @@ kept in an :class:`OpenRun` until the end, when the action row is made.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
+from uuid import UUID
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import LLMResult
@@ -16,7 +17,7 @@ from langchain_core.outputs import LLMResult
 from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.actions.records import ActionRecord
 
-__all__ = ["OpenRun", "llm_call_meta", "ns_parts", "opt_str", "response_message"]
+__all__ = ["Callback", "OpenRun", "llm_call_meta", "ns_parts", "opt_str", "response_message"]
 
 
 def opt_str(value: Any) -> str | None:
@@ -71,8 +72,51 @@ def llm_call_meta(
     }
 
 
+class Callback(NamedTuple):
+    """What every ``on_*_start`` callback is told besides its payload, bundled once.
+
+    The handlers build it from the callback's keywords (:meth:`of`); the
+    recorder's ``*_start`` methods take it with the payload (inputs, prompts,
+    tool input, query).
+
+    Attributes:
+        serialized: The runnable's serialized form, if LangChain sent one.
+        run_id: The run's LangChain id.
+        parent_run_id: The parent run's id (None for a root run).
+        metadata: The run's metadata (LangGraph puts thread, node, step, ns there).
+        extra: The callback's other keywords (``name``, ``invocation_params``,
+            ``tool_call_id``...).
+    """
+
+    serialized: dict[str, Any] | None
+    run_id: UUID
+    parent_run_id: UUID | None
+    metadata: dict[str, Any] | None
+    extra: dict[str, Any]
+
+    @classmethod
+    def of(cls, serialized: dict[str, Any] | None, kwargs: dict[str, Any]) -> Callback:
+        """The bundle of a start callback's ``serialized`` and keywords.
+
+        ``kwargs`` must hold ``run_id``; ``run_id``, ``parent_run_id`` and
+        ``metadata`` are taken out of it, the rest is :attr:`extra`.
+        """
+        # tuple.__new__ directly: the generated __new__ is a Python call, and
+        # this runs on every start callback, on the graph's path
+        run_id = kwargs.pop("run_id")
+        parent_run_id = kwargs.pop("parent_run_id", None)
+        metadata = kwargs.pop("metadata", None)
+        return tuple.__new__(cls, (serialized, run_id, parent_run_id, metadata, kwargs))
+
+    def name(self, default: str | None = None) -> Any:
+        """The run's name: the callback's ``name``, else the serialized one, else ``default``."""
+        return self.extra.get("name") or (self.serialized or {}).get("name") or default
+
+
 class OpenRun:
     """A chain, LLM, tool or retriever run between its start and end callbacks.
+
+    Made from its start callback's :class:`Callback` (parent run and metadata).
 
     Attributes:
         kind: ``chain``, ``llm``, ``tool`` or ``retriever``.
@@ -113,15 +157,15 @@ class OpenRun:
     def __init__(
         self,
         kind: str,
-        parent: str | None,
-        metadata: dict[str, Any],
+        call: Callback,
         name: str | None = None,
         input: Any = None,
         meta: dict[str, Any] | None = None,
     ) -> None:
         self.kind = kind
-        self.parent = parent
-        self.metadata = metadata
+        parent = call.parent_run_id
+        self.parent = None if parent is None else str(parent)
+        self.metadata = metadata = call.metadata or {}
         self.name = name
         self.input = input
         self.meta = meta

@@ -4,17 +4,19 @@
 :class:`~langgraph_actionckpt.actions.recorder.ActionRecorder` that keeps the
 open runs (to find a run's parent action) and tells the
 :class:`~langgraph_actionckpt.actions.observer.ActionObserver` (tracing) about
-each action's start and end. No I/O.
+each action's start and end; it also starts the rows every kind of run makes
+(:meth:`TrackedRuns._record`, :meth:`TrackedRuns._own_record`). No I/O.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 from langchain_core.outputs import LLMResult
 
-from langgraph_actionckpt.actions.fields import usage_fields
+from langgraph_actionckpt.actions.fields import error_payload, usage_fields
 from langgraph_actionckpt.actions.observer import (
     NULL_OBSERVER,
     ActionEnd,
@@ -25,9 +27,21 @@ from langgraph_actionckpt.actions.observer import (
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.runs import OpenRun, opt_str, response_message
 
-__all__ = ["TrackedRuns"]
+__all__ = ["TrackedRuns", "fail", "now"]
 
 _MAX_PARENT_HOPS = 64  # a parent chain longer than this is not a LangGraph run
+
+
+def now() -> datetime:
+    """The time a row is stamped with (UTC)."""
+    return datetime.now(UTC)
+
+
+def fail(record: ActionRecord, error: BaseException) -> ActionRecord:
+    """Mark ``record`` failed with ``error``'s payload."""
+    record.status = "failed"
+    record.error = error_payload(error)
+    return record
 
 
 class TrackedRuns:
@@ -54,6 +68,18 @@ class TrackedRuns:
             parent = run.parent
             seen += 1
         return None
+
+    def _record(self, run: OpenRun, run_id: str, kind: str, action_id: str) -> ActionRecord:
+        return run.record(run_id, kind, action_id, self._parent_action(run.parent))
+
+    def _own_record(self, run: OpenRun, run_id: str, kind: str) -> ActionRecord:
+        """A row the replay layer did not write: not replayable, timed by the callbacks."""
+        record = self._record(run, run_id, kind, run.own_action_id(kind, run_id))
+        record.replayable = False
+        record.started_at = now()
+        record.completed_at = record.started_at
+        record.latency_ms = run.elapsed_ms()
+        return record
 
     def _finish(self, run_id: UUID) -> tuple[str, OpenRun | None]:
         """Forget a run at its end; the run only if it belongs to a thread."""

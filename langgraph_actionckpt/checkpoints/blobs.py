@@ -265,22 +265,6 @@ class StoredBlob(NamedTuple):
     item_count: int | None
 
 
-def stored_blob(
-    type_: str,
-    blob: bytes | None,
-    base: str | None,
-    count: int | None,
-    budget: LoadBudget | None = None,
-    place: Place | None = None,
-) -> StoredBlob:
-    """A blob row as read back, decompressed when it was stored compressed.
-
-    ``budget`` and ``place`` as for :func:`~.compress.unpack_value`.
-    """
-    type_, blob = unpack_value(type_, blob, budget, place)
-    return StoredBlob(type_, blob, base, count)
-
-
 def split_deltas(
     body: bytes,
     layout: str | None,

@@ -9,8 +9,13 @@ ratio) and kept compressed only when that saves at least an eighth. A
 compressed value's type gets a prefix, so rows stored raw (older ones, or by a
 saver with compression off) read back unchanged.
 
-Checkpoints are compressed with a preset dictionary of the keys LangGraph
-writes in every checkpoint, which roughly halves them.
+Checkpoints are compressed with a preset dictionary of the skeleton LangGraph
+writes in every checkpoint (keys, the version, timestamp and id layouts), which
+leaves ~40% of them. Other values up to 16 KiB (channel values, list deltas,
+pending writes) get a preset dictionary of the envelope LangChain's serializer
+writes around every message: a delta appending one message is then ~90 bytes
+smaller, and values without messages lose nothing. A dictionary is part of the
+stored format: a new one needs a new type prefix.
 """
 
 from __future__ import annotations
@@ -23,10 +28,18 @@ from langgraph_actionckpt.checkpoints.budget import LoadBudget, refused
 from langgraph_actionckpt.checkpoints.place import Place
 
 PLAIN_PREFIX = "z:"
-"""Type prefix of a value compressed without a dictionary."""
+"""Type prefix of a value compressed without a dictionary (written before
+:data:`VALUE_PREFIX`; still read)."""
+
+VALUE_PREFIX = "zv:"
+"""Type prefix of a value compressed with :data:`VALUE_DICT`."""
 
 CHECKPOINT_PREFIX = "zc:"
-"""Type prefix of a checkpoint compressed with :data:`CHECKPOINT_DICT`."""
+"""Type prefix of a checkpoint compressed with :data:`CHECKPOINT_DICT` (written
+before :data:`SKELETON_PREFIX`; still read)."""
+
+SKELETON_PREFIX = "zc2:"
+"""Type prefix of a checkpoint compressed with :data:`SKELETON_DICT`."""
 
 CHECKPOINT_DICT = (
     b"\xa1v\xa2ts\xa2id\xb0channel_versions\xadversions_seen\xb0updated_channels"
@@ -35,25 +48,85 @@ CHECKPOINT_DICT = (
 )
 """Byte strings found in most msgpack checkpoints (the most frequent last)."""
 
+_VERSION = b"\xb9000000000001.000000000000"  # a channel version (plans_write.next_version)
+
+SKELETON_DICT = (
+    b"\x87\xa1v\x04\xa2ts\xd9 2026-01-01T00:00:00.000000+00:00"
+    b"\xa2id\xd9$00000000-0000-6000-8000-000000000000\xb0channel_versions"
+    b"\xa9__start__" + _VERSION + b"\xa8messages" + _VERSION + b"\xadversions_seen\x83"
+    b"\xa9__input__\x80\xa9__start__\x81\xa9__start__"
+    + _VERSION
+    + b"\xb0branch:to:"
+    + _VERSION
+    + b"\xb0updated_channels\x92\xa8messages\xaechannel_values"
+    + CHECKPOINT_DICT
+)
+"""A msgpack checkpoint's skeleton (version, timestamp, id, channel versions with
+their fixed-width numbers) and then :data:`CHECKPOINT_DICT`: ~20% smaller
+checkpoints than :data:`CHECKPOINT_DICT` alone. Frozen, as :data:`VALUE_DICT`."""
+
+VALUE_DICT = (
+    b"\x05\x94\xbelangchain_core.messages.system\xadSystemMessage\x86\xa7content\xa0"
+    b"\xb1additional_kwargs\x80\xb1response_metadata\x80\xa4type\xa6system\xa4name\xc0"
+    b"\xa2id\xa0\xb3model_validate_json"
+    b"\x05\x94\xbclangchain_core.messages.tool\xabToolMessage\x89\xa7content\xa0"
+    b"\xb1additional_kwargs\x80\xb1response_metadata\x80\xa4type\xa4tool\xa4name\xc0"
+    b"\xa2id\xa0\xactool_call_id\xa5call_\xa8artifact\xc0\xa6status\xa7success"
+    b"\xb3model_validate_json"
+    b"\x05\x94\xbalangchain_core.messages.ai\xa9AIMessage\x89\xa7content\xa0"
+    b"\xb1additional_kwargs\x80\xb1response_metadata\x82\xaamodel_name\xa0"
+    b"\xadfinish_reason\xa4stop\xa4type\xa2ai\xa4name\xc0\xa2id\xa4run-\xaatool_calls"
+    b"\x91\x84\xa4name\xa0\xa4args\x80\xa2id\xa5call_\xa4type\xa9tool_call"
+    b"\xb2invalid_tool_calls\x90\xaeusage_metadata\x83\xacinput_tokens\x00"
+    b"\xadoutput_tokens\x00\xactotal_tokens\x00\xb3model_validate_json"
+    b"\x05\x94\xbdlangchain_core.messages.human\xacHumanMessage\x86\xa7content\xa0"
+    b"\xb1additional_kwargs\x80\xb1response_metadata\x80\xa4type\xa5human\xa4name\xc0"
+    b"\xa2id\xa0\xb3model_validate_json"
+)
+"""The msgpack envelopes of LangChain's system, tool, AI and human messages as
+``JsonPlusSerializer`` writes them (empty fields; the most frequent last).
+Frozen: values stored with it decompress only with these exact bytes."""
+
+_PREFIXES = (PLAIN_PREFIX, VALUE_PREFIX, CHECKPOINT_PREFIX, SKELETON_PREFIX)
+
 MAX_UNPACKED = 1 << 30
 """Largest size a stored compressed value may declare (the database is untrusted)."""
 
 _LEVEL = 3
+# Big values compress worse with the prepared dictionary (a 500 KB list snapshot came
+# out 14% bigger), and the envelopes only matter to small ones.
+_VALUE_DICT_MAX = 16 * 1024
 _local = threading.local()  # zstandard's (de)compressor objects are not thread-safe
 
 
 class _Codecs:
-    __slots__ = ("pack", "pack_checkpoint", "unpack", "unpack_checkpoint")
+    __slots__ = (
+        "pack",
+        "pack_checkpoint",
+        "pack_value",
+        "unpack",
+        "unpack_checkpoint",
+        "unpack_skeleton",
+        "unpack_value",
+    )
 
     def __init__(self) -> None:
-        ckpt_dict = zstandard.ZstdCompressionDict(
-            CHECKPOINT_DICT, dict_type=zstandard.DICT_TYPE_RAWCONTENT
-        )
-        ckpt_dict.precompute_compress(level=_LEVEL)  # else it is loaded again per value
+        ckpt_dict = _raw_dict(CHECKPOINT_DICT)
+        skeleton_dict = _raw_dict(SKELETON_DICT)
+        value_dict = _raw_dict(VALUE_DICT)
         self.pack = zstandard.ZstdCompressor(level=_LEVEL)
-        self.pack_checkpoint = zstandard.ZstdCompressor(level=_LEVEL, dict_data=ckpt_dict)
+        self.pack_checkpoint = zstandard.ZstdCompressor(level=_LEVEL, dict_data=skeleton_dict)
+        self.pack_value = zstandard.ZstdCompressor(level=_LEVEL, dict_data=value_dict)
         self.unpack = zstandard.ZstdDecompressor()
         self.unpack_checkpoint = zstandard.ZstdDecompressor(dict_data=ckpt_dict)
+        self.unpack_skeleton = zstandard.ZstdDecompressor(dict_data=skeleton_dict)
+        self.unpack_value = zstandard.ZstdDecompressor(dict_data=value_dict)
+
+
+def _raw_dict(content: bytes) -> zstandard.ZstdCompressionDict:
+    dict_ = zstandard.ZstdCompressionDict(content, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+    dict_.precompute_compress(level=_LEVEL)  # else it is loaded again per value
+    return dict_
 
 
 def _codecs() -> _Codecs:
@@ -70,17 +143,21 @@ def pack_value(
     if min_size <= 0 or len(data) < min_size:
         return type_, data
     codecs = _codecs()
-    packed = (codecs.pack_checkpoint if checkpoint else codecs.pack).compress(data)
+    if checkpoint:
+        prefix, packer = SKELETON_PREFIX, codecs.pack_checkpoint
+    elif len(data) <= _VALUE_DICT_MAX:
+        prefix, packer = VALUE_PREFIX, codecs.pack_value
+    else:
+        prefix, packer = PLAIN_PREFIX, codecs.pack
+    packed = packer.compress(data)
     if len(packed) > len(data) - (len(data) >> 3):
         return type_, data
-    return (CHECKPOINT_PREFIX if checkpoint else PLAIN_PREFIX) + type_, packed
+    return prefix + type_, packed
 
 
 def is_compressed(type_: str | None) -> bool:
     """Whether a stored type names a compressed value."""
-    return type_ is not None and (
-        type_.startswith(PLAIN_PREFIX) or type_.startswith(CHECKPOINT_PREFIX)
-    )
+    return type_ is not None and type_.startswith(_PREFIXES)
 
 
 def unpack_value(
@@ -102,8 +179,12 @@ def unpack_value(
         SerializationError: The value does not decompress, declares no size or
             more than :data:`MAX_UNPACKED`, or would pass ``budget``.
     """
-    if type_.startswith(PLAIN_PREFIX):
+    if type_.startswith(VALUE_PREFIX):
+        inner, unpack = type_[len(VALUE_PREFIX) :], _codecs().unpack_value
+    elif type_.startswith(PLAIN_PREFIX):
         inner, unpack = type_[len(PLAIN_PREFIX) :], _codecs().unpack
+    elif type_.startswith(SKELETON_PREFIX):
+        inner, unpack = type_[len(SKELETON_PREFIX) :], _codecs().unpack_skeleton
     elif type_.startswith(CHECKPOINT_PREFIX):
         inner, unpack = type_[len(CHECKPOINT_PREFIX) :], _codecs().unpack_checkpoint
     else:

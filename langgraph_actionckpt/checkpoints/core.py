@@ -12,14 +12,11 @@ cached on success.
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    BaseCheckpointSaver,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -35,10 +32,10 @@ from langgraph_actionckpt.checkpoints import maintenance as m
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy, ListCache
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
-from langgraph_actionckpt.checkpoints.fencing import LeaseFencing
 from langgraph_actionckpt.checkpoints.fork import plan_fork
+from langgraph_actionckpt.checkpoints.held import HeldWrites
 from langgraph_actionckpt.checkpoints.history import empty_history, plan_delta_history
-from langgraph_actionckpt.checkpoints.pending import PendingWrites, WriteCall
+from langgraph_actionckpt.checkpoints.pending import PendingWrites
 from langgraph_actionckpt.checkpoints.plans_read import (
     Cursor,
     list_pages,
@@ -48,21 +45,19 @@ from langgraph_actionckpt.checkpoints.plans_read import (
 from langgraph_actionckpt.checkpoints.plans_write import (
     next_version,
     plan_put,
-    plan_store_writes,
-    prepare_writes,
 )
 from langgraph_actionckpt.checkpoints.setup import (
     DEFAULT_SCHEMA,
+    InPlaceAllowlist,
     default_serde,
     env_dsn,
     validate_schema,
 )
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.driver import Plan, PlanFactory
-from langgraph_actionckpt.db.encoding import unescape_text
 from langgraph_actionckpt.db.fence import LeaseKeeper
 from langgraph_actionckpt.db.migrations import plan_migrate
-from langgraph_actionckpt.errors import LeaseLostError, SerializationError
+from langgraph_actionckpt.errors import SerializationError
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -73,7 +68,7 @@ logger = logging.getLogger("langgraph_actionckpt")
 _MAX_STEPS = 10_000  # cached checkpoint steps; cleared, not evicted, past this
 
 
-class SaverCore(LeaseFencing, BaseCheckpointSaver[str]):
+class SaverCore(HeldWrites, InPlaceAllowlist):
     """Shared state and plan adapters of both savers. Not used directly."""
 
     # Provided by the sync and async subclasses (declared for the shared code).
@@ -108,8 +103,7 @@ class SaverCore(LeaseFencing, BaseCheckpointSaver[str]):
         self._steps: dict[tuple[str, str, str], int] = {}
         self._pending = PendingWrites()
         self._durable = DurabilityBarrier()
-        self._allowed_types: set[tuple[str, ...]] = set()
-        self._serde_lock = threading.Lock()
+        self._init_allowlist()
         self._codec: Codec | None = None
         # escaped thread id -> why its held writes were refused (raised on its next call)
         self._refused: dict[str, SerializationError] = {}
@@ -130,25 +124,6 @@ class SaverCore(LeaseFencing, BaseCheckpointSaver[str]):
                 max_load_bytes=self.options.max_load_bytes,
             )
         return codec
-
-    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> SaverCore:
-        """Allow the graph's own types to be loaded; this saver, changed in place.
-
-        LangGraph calls this with a compiled graph's state types (see
-        ``allowlist``). The base class returns a clone; changing the serializer in
-        place keeps one saver (its held writes, leases and durability marks) per
-        graph, and every graph compiled with it is allowed its own types.
-        """
-        # called on every graph run with the graph's cached set: no copy needed
-        extra = extra_allowlist if isinstance(extra_allowlist, set) else set(extra_allowlist)
-        if extra <= self._allowed_types:
-            return self
-        with self._serde_lock:  # two graphs resolving at once must not lose a merge
-            derived = super().with_allowlist(extra)
-            if derived is not self:
-                self.serde = derived.serde
-            self._allowed_types = self._allowed_types | extra
-        return self
 
     def get_next_version(self, current: str | None, channel: None = None) -> str:
         """The version after ``current`` (see ``plans_write.next_version``)."""
@@ -204,130 +179,6 @@ class SaverCore(LeaseFencing, BaseCheckpointSaver[str]):
                 self._steps.clear()
             self._steps[done.step_key] = done.step
         return done.config
-
-    def _prepare_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> WriteCall | None:
-        """Serialize one ``put_writes`` call; hold it for the next checkpoint when allowed.
-
-        Special writes (errors, interrupts) are written at once; see ``pending``.
-
-        Returns:
-            The call to write now, or None when it was held (or is empty).
-        """
-        if self._refused:
-            self._raise_refused(thread_key(config)[0])
-        call = prepare_writes(
-            self.codec, config, writes, task_id, task_path,
-            record_nodes=self.record_nodes, steps=self._steps,
-        )  # fmt: skip
-        if call is not None and self.defer_writes and not call.special:
-            call.held_at = time.monotonic()
-            self._pending.hold(call)
-            self._on_pending()
-            return None
-        return call
-
-    def _plan_write_call(self, call: WriteCall) -> Plan[None]:
-        """Write one call now, with the thread's held writes before it."""
-        self._fence(call.thread_id)  # a lost lease: raise before anything is taken
-        held = self._pending.take(call.key)
-        # special writes (an error, an interrupt) are durable at once
-        async_commit = not call.special and not self.durable_writes
-        yield from self._store(held, [*held, call], async_commit)
-
-    def _on_pending(self) -> None:
-        """Called when writes are held; the subclass arranges a flush soon."""
-
-    # ------------------------------------------------- writes the database refused
-
-    def _refuse_held(self, thread_id: str, exc: BaseException) -> None:
-        """Drop a thread's held writes that the database refused; its next call raises why.
-
-        Called after a data error (see ``db.driver.is_data_error``) failed the
-        thread's writes stored on their own: storing them again cannot succeed,
-        and keeping them would fail every later flush (and ``close()``).
-        """
-        calls = self._pending.take_all(thread_id)
-        size = sum(len(row.blob) for call in calls for row in call.rows)
-        count = sum(len(call.rows) for call in calls)
-        error = SerializationError(
-            f"{count} pending writes ({size} bytes) of thread "
-            f"{unescape_text(thread_id)[:80]!r} (thread id of "
-            f"{len(thread_id.encode('utf-8', 'surrogatepass'))} bytes) could not be stored and "
-            f"were dropped; resume the thread to run its step again: {exc}"
-        )
-        error.__cause__ = exc
-        self._refused[thread_id] = error
-        logger.error("%s", error)
-
-    def _raise_refused(self, thread_id: str) -> None:
-        error = self._refused.pop(thread_id, None)
-        if error is not None:
-            raise error
-
-    def _write_refused(self, config: RunnableConfig, what: str, exc: BaseException) -> Exception:
-        """The error for a write of one thread that the database refused (a data error)."""
-        conf = config.get("configurable", {})
-        thread_id = str(conf.get("thread_id"))
-        size = len(thread_id.encode("utf-8", "surrogatepass"))
-        return SerializationError(
-            f"{what} of thread {thread_id[:80]!r} (thread id of {size} bytes) could not be "
-            f"stored: {exc}"
-        )
-
-    def _take_pending(self, key: tuple[str, str], keep_from: str | None = None) -> list[WriteCall]:
-        """Remove and return one thread's held writes (see ``PendingWrites.take``)."""
-        return self._pending.take(key, keep_from)
-
-    def _plan_flush_on_tick(self) -> Plan[None]:
-        """The writer's tick: write the writes held for at least half an interval.
-
-        Younger ones wait for the next tick, so most meet their step's checkpoint
-        first and are stored with it (as references to its deltas); none waits
-        longer than one and a half intervals.
-        """
-        return self._plan_flush_pending(held_before=time.monotonic() - self.writer.interval / 2)
-
-    def _plan_flush_pending(
-        self, thread_id: str | None = None, held_before: float | None = None
-    ) -> Plan[None]:
-        """Write held writes now; a no-op when none are held (see ``PendingWrites.take_all``)."""
-        # a generator: the writes are taken when the driver runs it, not when it is made
-        held = self._pending.take_all(thread_id, held_before)
-        yield from self._store(held, held, not self.durable_writes)
-
-    def _store(
-        self, held: list[WriteCall], calls: list[WriteCall], async_commit: bool
-    ) -> Plan[None]:
-        fences: dict[str, int] = {}
-        if self.leases is not None and calls:
-            for thread_id in {c.thread_id for c in calls}:
-                try:
-                    token = self._fence(thread_id)
-                except LeaseLostError as lost:  # never stored by this worker: dropped
-                    logger.error("dropped held writes: %s", lost)
-                    held = [c for c in held if c.thread_id != thread_id]
-                    calls = [c for c in calls if c.thread_id != thread_id]
-                    continue
-                if token is not None:
-                    fences[thread_id] = token
-        try:
-            yield from plan_store_writes(
-                self.queries,
-                self.action_queries,
-                calls,
-                async_commit=async_commit,
-                codec=self.codec,
-                fences=fences,
-            )
-        except BaseException:
-            self._pending.restore(held)
-            raise
 
     # ------------------------------------------------------------------- reads
     # Reads first write any held writes, so they see every write and node row.

@@ -160,36 +160,11 @@ class ForkQueries(SchemaSQL):
     def copy(self) -> list[sql.Composed]:
         """Checkpoints, blobs and writes up to the fork point (the task's own writes left out)."""
         return [
-            self.q(
-                """
-                INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
-                    parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions,
-                    metadata, created_at)
-                SELECT %(target)s, checkpoint_ns, checkpoint_id, parent_checkpoint_id, run_id,
-                       step, type, checkpoint, channels, versions, metadata, created_at
-                FROM {s}.checkpoints
-                WHERE thread_id = %(source)s AND checkpoint_id <= %(checkpoint_id)s
-                """
-            ),
-            self.q(
-                """
-                INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, version, type, blob,
-                    base_version, snap_version, item_count, list_len)
-                SELECT %(target)s, checkpoint_ns, channel, version, type, blob, base_version,
-                       snap_version, item_count, list_len
-                FROM {s}.blobs WHERE thread_id = %(source)s
-                """
-            ),
-            self.q(
-                """
-                INSERT INTO {s}.writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx,
-                    channels, types, blobs, task_path)
-                SELECT %(target)s, checkpoint_ns, checkpoint_id, task_id, idx, channels, types,
-                       blobs, task_path
-                FROM {s}.writes
-                WHERE thread_id = %(source)s AND checkpoint_id <= %(checkpoint_id)s
-                  AND task_id <> ALL(%(skip_tasks)s::text[])
-                """
+            self.copy_rows("checkpoints", "AND checkpoint_id <= %(checkpoint_id)s"),
+            self.copy_rows("blobs"),
+            self.copy_rows(
+                "writes",
+                "AND checkpoint_id <= %(checkpoint_id)s AND task_id <> ALL(%(skip_tasks)s::text[])",
             ),
         ]
 

@@ -29,7 +29,6 @@ from langgraph_actionckpt.checkpoints.blobs import (
     join_snapshot,
     resolve_chain,
     split_deltas,
-    stored_blob,
     write_from_ref,
 )
 from langgraph_actionckpt.checkpoints.budget import LoadBudget, load_errors, refused
@@ -421,8 +420,7 @@ def opened_blob(codec: Codec, b: BlobChainRow, budget: LoadBudget | None = None)
         version=b.version, column="blob",
     )  # fmt: skip
     with load_errors(place):
-        if codec.keyring is None and not b.type.startswith(SEALED):
-            return stored_blob(b.type, b.blob, b.base_version, b.item_count, budget, place)
+        # without a key ring, open() is just the decompression: no fast path needed
         vtype, vblob = codec.open(b.type, b.blob, place, budget)
         return StoredBlob(vtype, vblob, b.base_version, b.item_count)
 

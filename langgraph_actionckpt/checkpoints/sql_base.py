@@ -41,6 +41,15 @@ WRITES_UNNEST = """
         AS x(channel, type, blob, n)
 """
 
+# The columns a copy of a thread takes over (all but thread_id), per table.
+COPIED_COLUMNS = {
+    "checkpoints": "checkpoint_ns, checkpoint_id, parent_checkpoint_id, run_id, step, type, "
+    "checkpoint, channels, versions, metadata, created_at",
+    "blobs": "checkpoint_ns, channel, version, type, blob, base_version, snap_version, "
+    "item_count, list_len",
+    "writes": "checkpoint_ns, checkpoint_id, task_id, idx, channels, types, blobs, task_path",
+}
+
 _COMMENT = re.compile(r"--[^\n]*")
 _SPACE = re.compile(r"\s+")
 
@@ -75,3 +84,20 @@ class SchemaSQL:
     def write_ref_join(self) -> sql.Composed:
         """The delta row a write ``x`` refers to, as ``rb`` (see :data:`WRITE_REF_JOIN`)."""
         return self.q(WRITE_REF_JOIN)
+
+    def copy_rows(self, table: str, condition: str = "", suffix: str = "") -> sql.Composed:
+        """Copy ``table``'s rows of thread ``%(source)s`` to thread ``%(target)s``.
+
+        Args:
+            table: ``checkpoints``, ``blobs`` or ``writes`` (see :data:`COPIED_COLUMNS`).
+            condition: More of the ``WHERE`` clause (``AND ...``).
+            suffix: What follows it (``ON CONFLICT DO NOTHING``).
+        """
+        return self.q(
+            "INSERT INTO {s}.{t} (thread_id, {c}) SELECT %(target)s, {c} FROM {s}.{t} "
+            "WHERE thread_id = %(source)s {condition} {suffix}",
+            t=sql.Identifier(table),
+            c=sql.SQL(COPIED_COLUMNS[table]),
+            condition=sql.SQL(condition),
+            suffix=sql.SQL(suffix),
+        )

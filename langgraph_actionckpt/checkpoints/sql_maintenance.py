@@ -6,7 +6,7 @@ from functools import cached_property
 
 from psycopg import sql
 
-from langgraph_actionckpt.checkpoints.sql_base import SchemaSQL
+from langgraph_actionckpt.checkpoints.sql_base import COPIED_COLUMNS, SchemaSQL
 
 
 class MaintenanceQueries(SchemaSQL):
@@ -20,7 +20,11 @@ class MaintenanceQueries(SchemaSQL):
     @cached_property
     def delete_thread(self) -> list[sql.Composed]:
         tables = ("checkpoints", "blobs", "writes", "actions")
-        return self._delete_from(tables, sql.SQL("thread_id = %(thread_id)s"))
+        where = sql.SQL("thread_id = %(thread_id)s")
+        # a released or expired lease row goes with its thread; a live one stays
+        # (its holder's writes keep their fence)
+        lease = sql.SQL("thread_id = %(thread_id)s AND expires_at < now()")
+        return self._delete_from(tables, where) + self._delete_from(("leases",), lease)
 
     @cached_property
     def delete_runs(self) -> sql.Composed:
@@ -126,37 +130,7 @@ class MaintenanceQueries(SchemaSQL):
     @cached_property
     def copy_thread(self) -> list[sql.Composed]:
         return [
-            self.q(
-                """
-                INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
-                    parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions,
-                    metadata, created_at)
-                SELECT %(target)s, checkpoint_ns, checkpoint_id, parent_checkpoint_id, run_id,
-                       step, type, checkpoint, channels, versions, metadata, created_at
-                FROM {s}.checkpoints WHERE thread_id = %(source)s
-                ON CONFLICT DO NOTHING
-                """
-            ),
-            self.q(
-                """
-                INSERT INTO {s}.blobs (thread_id, checkpoint_ns, channel, version, type, blob,
-                    base_version, snap_version, item_count, list_len)
-                SELECT %(target)s, checkpoint_ns, channel, version, type, blob, base_version,
-                       snap_version, item_count, list_len
-                FROM {s}.blobs WHERE thread_id = %(source)s
-                ON CONFLICT DO NOTHING
-                """
-            ),
-            self.q(
-                """
-                INSERT INTO {s}.writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx,
-                    channels, types, blobs, task_path)
-                SELECT %(target)s, checkpoint_ns, checkpoint_id, task_id, idx, channels, types,
-                       blobs, task_path
-                FROM {s}.writes WHERE thread_id = %(source)s
-                ON CONFLICT DO NOTHING
-                """
-            ),
+            *(self.copy_rows(t, suffix="ON CONFLICT DO NOTHING") for t in COPIED_COLUMNS),
             self.q(
                 """
                 INSERT INTO {s}.actions (thread_id, action_id, run_id, checkpoint_ns,

@@ -3,8 +3,10 @@
 A lease is a row in ``{schema}.leases``: the holder, a fencing token and an
 expiry on the server's clock. It is taken with one upsert that succeeds only
 when the row is free, expired, already ours, or its holder's session is gone;
-every takeover increments the token. A heartbeat renews held leases every
-``ttl / 3`` seconds. A write of a leased run binds its thread id through
+every takeover increments the token. Releasing marks the row free and keeps
+holder and token (a write of the ended run still in flight keeps its fence).
+A heartbeat renews held leases every ``ttl / 3`` seconds. A write of a leased run binds
+its thread id through
 ``{schema}.fenced(thread, token)`` (``LeaseQueries.fenced``), which locks the
 lease row ``FOR SHARE`` inside the write statement itself: a takeover must
 update that row, so it waits for the write to commit or finds it never
@@ -43,6 +45,7 @@ logger = logging.getLogger("langgraph_actionckpt")
 
 __all__ = [
     "DDL",
+    "HeldLeases",
     "LeaseKeeper",
     "LeaseQueries",
     "LEASE_LOST_SQLSTATE",
@@ -130,12 +133,23 @@ class LeaseQueries:
                      (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
                    END
              WHERE thread_id = %(thread)s AND token = %(token)s AND holder = %(holder)s
+               AND expires_at > '-infinity'
             RETURNING token
             """
         ).format(s=s)
+        # Released, not deleted: the row keeps its holder and token, so a write
+        # of the run that just ended, still in flight on another connection,
+        # passes its fence (a takeover must lock the row first, so it waits for
+        # that write or refuses it after), and this holder taking it again keeps
+        # the token. '-infinity' marks it free; the heartbeat never renews it.
         self.release = sql.SQL(
-            "DELETE FROM {s}.leases WHERE thread_id = %s AND token = %s AND holder = %s "
-            "RETURNING token"
+            """
+            UPDATE {s}.leases
+               SET expires_at = '-infinity', holder_pid = NULL, holder_started = NULL
+             WHERE thread_id = %s AND token = %s AND holder = %s
+               AND expires_at > '-infinity'
+            RETURNING token
+            """
         ).format(s=s)
         # Stands where a write statement binds the thread id: (thread, token).
         self.fenced = sql.SQL("{s}.fenced(%s, %s)").format(s=s)
@@ -201,13 +215,107 @@ def lease_lost(error: BaseException) -> LeaseLostError | None:
 
 
 @dataclass(slots=True)
-class _Held:
+class HeldLease:
+    """One held lease: its fencing token, when it was last renewed, whether it was lost."""
+
     token: int
-    renewed: float
+    renewed: float = 0.0
     lost: bool = False
 
 
-class LeaseKeeper:
+class HeldLeases:
+    """What every lease keeper shares: the held tokens and the heartbeat thread.
+
+    A subclass takes and gives leases up (``acquire``/``release``), renews them
+    (``renew_now``) and closes its own channel to the leases (``_close_io``).
+
+    Args:
+        mode: ``wait`` (poll until free or ``timeout``), ``error`` (raise at once).
+        timeout: Seconds to wait for a busy lease in ``wait`` mode.
+        ttl: Seconds a lease lives without a heartbeat.
+    """
+
+    _beat_name = "actionckpt-lease-heartbeat"
+
+    def __init__(self, *, mode: str, timeout: float, ttl: float) -> None:
+        self.mode = mode
+        self.timeout = timeout
+        self.ttl = ttl
+        self.holder = str(uuid.uuid4())
+        self._held: dict[str, HeldLease] = {}
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+
+    def release(self, thread_id: str) -> bool:  # pragma: no cover - abstract
+        """Give the lease of ``thread_id`` up (False when not held or already lost)."""
+        raise NotImplementedError
+
+    def renew_now(self) -> None:  # pragma: no cover - abstract
+        """Renew every held lease once (the heartbeat's step; tests call it)."""
+        raise NotImplementedError
+
+    def _close_io(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _shown(self, thread_id: str) -> str:
+        """``thread_id`` as errors show it."""
+        return thread_id
+
+    def token(self, thread_id: str) -> int | None:
+        """The fencing token held for ``thread_id`` (None: not held by this keeper).
+
+        Raises:
+            LeaseLostError: The lease was taken over by another worker.
+        """
+        held = self._held.get(thread_id)
+        if held is None:
+            return None
+        if held.lost:
+            raise LeaseLostError(self._shown(thread_id), held.token)
+        return held.token
+
+    def holds(self, thread_id: str) -> bool:
+        """Whether this keeper holds the (not lost) lease of ``thread_id``."""
+        held = self._held.get(thread_id)
+        return held is not None and not held.lost
+
+    async def arelease(self, thread_id: str) -> bool:
+        """:meth:`release` for async callers (runs in a worker thread)."""
+        import asyncio
+
+        if thread_id not in self._held:
+            return False
+        return await asyncio.to_thread(self.release, thread_id)
+
+    def release_all(self) -> int:
+        """Release every held lease, stop the heartbeat, close the lease channel.
+
+        Returns:
+            The number of leases released.
+        """
+        self._stop.set()
+        released = sum(self.release(t) for t in list(self._held))
+        self._close_io()
+        return released
+
+    def _start_heartbeat(self) -> None:
+        if self._beat is not None and self._beat.is_alive():
+            return
+        self._stop.clear()
+        self._beat = threading.Thread(target=self._heartbeat, name=self._beat_name, daemon=True)
+        self._beat.start()
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            if not self._held:
+                continue
+            try:
+                self.renew_now()
+            except Exception:
+                logger.exception("lease heartbeat failed")
+
+
+class LeaseKeeper(HeldLeases):
     """The leases one saver holds, and the heartbeat that keeps them.
 
     All lease I/O runs on one dedicated autocommit connection (no prepared
@@ -234,30 +342,18 @@ class LeaseKeeper:
         ttl: float = 30.0,
         connect: Callable[[], psycopg.Connection[Any]] | None = None,
     ) -> None:
+        super().__init__(mode=mode, timeout=timeout, ttl=ttl)
         self.conninfo = conninfo
         self.queries = LeaseQueries(schema)
-        self.mode = mode
-        self.timeout = timeout
-        self.ttl = ttl
-        self.holder = f"{uuid.uuid4()}"
         self._connect = connect or self._default_connect
         self._conn: psycopg.Connection[Any] | None = None
         self._direct = False
         self._io = threading.RLock()
-        self._held: dict[str, _Held] = {}
-        self._stop = threading.Event()
-        self._beat: threading.Thread | None = None
 
     # ----------------------------------------------------------------- public
 
-    def token(self, thread_id: str) -> int | None:
-        """The fencing token held for ``thread_id`` (None: not held by this keeper)."""
-        held = self._held.get(thread_id)
-        if held is None:
-            return None
-        if held.lost:
-            raise LeaseLostError(unescape_text(thread_id), held.token)
-        return held.token
+    def _shown(self, thread_id: str) -> str:
+        return unescape_text(thread_id)
 
     def mark_lost(self, thread_id: str, token: int) -> bool:
         """Note that the fence refused ``token`` on ``thread_id``; True when it was ours."""
@@ -267,11 +363,6 @@ class LeaseKeeper:
         held.lost = True
         logger.error("lease on thread %r was taken over by another worker", thread_id)
         return True
-
-    def holds(self, thread_id: str) -> bool:
-        """Whether this keeper holds the (not lost) lease of ``thread_id``."""
-        held = self._held.get(thread_id)
-        return held is not None and not held.lost
 
     def acquire(
         self, thread_id: str, *, mode: str | None = None, timeout: float | None = None
@@ -301,7 +392,7 @@ class LeaseKeeper:
                 with self._io:
                     if self.holds(thread_id):  # a concurrent acquire here won: share it
                         return False
-                    self._held[thread_id] = _Held(token, time.monotonic())
+                    self._held[thread_id] = HeldLease(token, time.monotonic())
                 self._start_heartbeat()
                 return True
             if mode == "error" or time.monotonic() >= deadline:
@@ -331,24 +422,12 @@ class LeaseKeeper:
             return False
         return await asyncio.to_thread(self.acquire, thread_id, mode=mode, timeout=timeout)
 
-    async def arelease(self, thread_id: str) -> bool:
-        """:meth:`release` for async callers (runs in a worker thread)."""
-        import asyncio
-
-        if thread_id not in self._held:
-            return False
-        return await asyncio.to_thread(self.release, thread_id)
-
-    def release_all(self) -> int:
-        """Release every held lease and stop the heartbeat; the number released."""
-        self._stop.set()
-        released = sum(self.release(t) for t in list(self._held))
+    def _close_io(self) -> None:
         with self._io:
             if self._conn is not None:
                 with contextlib.suppress(Exception):
                     self._conn.close()
                 self._conn = None
-        return released
 
     def renew_now(self) -> None:
         """Renew every held lease once (the heartbeat's step; tests call it)."""
@@ -414,24 +493,6 @@ class LeaseKeeper:
                         raise
                     self._conn = None  # reconnect once: the lease connection was cut
         raise AssertionError("unreachable")  # pragma: no cover
-
-    def _start_heartbeat(self) -> None:
-        if self._beat is not None and self._beat.is_alive():
-            return
-        self._stop.clear()
-        self._beat = threading.Thread(
-            target=self._heartbeat, name="actionckpt-lease-heartbeat", daemon=True
-        )
-        self._beat.start()
-
-    def _heartbeat(self) -> None:
-        while not self._stop.wait(self.ttl / 3):
-            if not self._held:
-                continue
-            try:
-                self.renew_now()
-            except Exception:
-                logger.exception("lease heartbeat failed")
 
 
 def _is_direct(conn: psycopg.Connection[Any]) -> bool:

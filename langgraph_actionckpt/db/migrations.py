@@ -276,28 +276,37 @@ def plan_vector_state(schema: str) -> Plan[VectorState]:
         "one",
     )
     assert row is not None
-    dims = yield Op(
-        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(%s) "
-        "AND attname = 'embedding' AND NOT attisdropped",
-        (regclass(schema, "actions"),),
-        "one",
-    )
-    column = None if dims is None else (int(dims[0]) if dims[0] and dims[0] > 0 else 0)
+    column = yield from _plan_column_dims(schema, "actions")
     return VectorState(bool(row[0]), row[1], column, str(row[2]))
 
 
-def _vector_ddl(schema: str, dims: int) -> tuple[sql.Composable, sql.Composable, sql.Composable]:
+def _plan_column_dims(schema: str, table: str) -> Plan[int | None]:
+    """Dimension of ``table.embedding`` (``None``: no column; ``0``: no fixed dimension)."""
+    dims = yield Op(
+        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(%s) "
+        "AND attname = 'embedding' AND NOT attisdropped",
+        (regclass(schema, table),),
+        "one",
+    )
+    return None if dims is None else (int(dims[0]) if dims[0] and dims[0] > 0 else 0)
+
+
+def _vector_ddl(
+    schema: str, dims: int, table: str = "actions", index_name: str = VECTOR_INDEX
+) -> tuple[sql.Composable, sql.Composable, sql.Composable]:
     extension = sql.SQL("CREATE EXTENSION IF NOT EXISTS vector")
     column = q(
         schema,
-        "ALTER TABLE {s}.actions ADD COLUMN IF NOT EXISTS embedding vector({d})",
+        "ALTER TABLE {s}.{t} ADD COLUMN IF NOT EXISTS embedding vector({d})",
+        t=sql.SQL(table),  # one of our own table names, same text as before
         d=sql.Literal(int(dims)),
     )
     index = q(
         schema,
-        "CREATE INDEX CONCURRENTLY IF NOT EXISTS {i} ON {s}.actions "
+        "CREATE INDEX CONCURRENTLY IF NOT EXISTS {i} ON {s}.{t} "
         "USING hnsw (embedding vector_cosine_ops)",
-        i=sql.Identifier(VECTOR_INDEX),
+        i=sql.Identifier(index_name),
+        t=sql.SQL(table),  # one of our own table names, same text as before
     )
     return extension, column, index
 
@@ -337,34 +346,10 @@ REUSE_VECTOR_CLAIM = -1_000_007
 """Claim id of the reuse vector step's index build."""
 
 
-def _reuse_vector_ddl(
-    schema: str, dims: int
-) -> tuple[sql.Composable, sql.Composable, sql.Composable]:
-    extension = sql.SQL("CREATE EXTENSION IF NOT EXISTS vector")
-    column = q(
-        schema,
-        "ALTER TABLE {s}.reuse_entries ADD COLUMN IF NOT EXISTS embedding vector({d})",
-        d=sql.Literal(int(dims)),
-    )
-    index = q(
-        schema,
-        "CREATE INDEX CONCURRENTLY IF NOT EXISTS {i} ON {s}.reuse_entries "
-        "USING hnsw (embedding vector_cosine_ops)",
-        i=sql.Identifier(REUSE_VECTOR_INDEX),
-    )
-    return extension, column, index
-
-
 def plan_reuse_vector_state(schema: str) -> Plan[VectorState]:
     """:class:`VectorState` of ``reuse_entries.embedding`` (no lock, no change)."""
     state = yield from plan_vector_state(schema)
-    dims = yield Op(
-        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(%s) "
-        "AND attname = 'embedding' AND NOT attisdropped",
-        (regclass(schema, "reuse_entries"),),
-        "one",
-    )
-    column = None if dims is None else (int(dims[0]) if dims[0] and dims[0] > 0 else 0)
+    column = yield from _plan_column_dims(schema, "reuse_entries")
     return VectorState(state.available, state.extension_version, column, state.server_version)
 
 
@@ -377,7 +362,10 @@ def plan_reuse_vector(schema: str, dims: int) -> Plan[None]:
     """
     yield from plan_migrate(schema)
     yield from _plan_vector_step(
-        schema, _reuse_vector_ddl(schema, dims), REUSE_VECTOR_INDEX, REUSE_VECTOR_CLAIM
+        schema,
+        _vector_ddl(schema, dims, "reuse_entries", REUSE_VECTOR_INDEX),
+        REUSE_VECTOR_INDEX,
+        REUSE_VECTOR_CLAIM,
     )
 
 

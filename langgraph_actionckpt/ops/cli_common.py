@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import psycopg
 import typer
@@ -27,6 +27,9 @@ from rich.table import Table
 
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.errors import ActionCkptError
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 T = TypeVar("T")
 
@@ -184,6 +187,20 @@ def command(
 
 OUT = Console(highlight=False, soft_wrap=False, width=160)
 ERR = Console(stderr=True, highlight=False)
+
+
+def new_progress(**options: Any) -> Progress:
+    """A rich progress display on stderr: description, bar, done/total, elapsed time."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=ERR,
+        **options,
+    )
 
 
 def emit_json(obj: Any) -> None:

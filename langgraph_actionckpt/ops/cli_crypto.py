@@ -14,16 +14,13 @@ import typer
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.ops.cli_common import (
     OUT,
-    DsnOpt,
-    JsonOpt,
-    SchemaOpt,
     Settings,
-    app,
+    command,
     emit_json,
     guard,
+    new_progress,
     open_schema,
     schema_of,
-    settings,
 )
 
 KeyOpt = Annotated[
@@ -60,9 +57,6 @@ def keyring_from(keys: list[str], active: str | None) -> Any:
 
 
 def _run(s: Settings, keys: list[str], active: str | None, batch_size: int, what: str) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    from langgraph_actionckpt.ops.cli_common import ERR
     from langgraph_actionckpt.ops.encryption import reencrypt
 
     def body() -> Any:
@@ -70,13 +64,7 @@ def _run(s: Settings, keys: list[str], active: str | None, batch_size: int, what
         with open_schema(s) as conn:
             if s.json:
                 return reencrypt(conn, ring, schema_of(s), batch_size=batch_size)
-            with Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=ERR,
-            ) as bar:
+            with new_progress() as bar:
                 tasks: dict[str, Any] = {}
 
                 def progress(table: str, done: int, total: int) -> None:
@@ -110,37 +98,32 @@ def _run(s: Settings, keys: list[str], active: str | None, batch_size: int, what
         raise typer.Exit(2)
 
 
-@app.command("encrypt-existing")
-def encrypt_existing(
-    ctx: typer.Context,
-    key: KeyOpt,
-    active: ActiveOpt = None,
-    batch_size: BatchOpt = 500,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
-) -> None:
+def _reseal_command(name: str, what: str, doc: str) -> Any:
+    """Register ``name``: the one re-sealing run, told as ``what`` on its progress bars."""
+
+    def run(s: Settings, key: KeyOpt, active: ActiveOpt = None, batch_size: BatchOpt = 500) -> None:
+        _run(s, key, active, batch_size, what)
+
+    run.__name__ = run.__qualname__ = name.replace("-", "_")
+    run.__doc__ = doc
+    return command(name)(run)
+
+
+encrypt_existing = _reseal_command(
+    "encrypt-existing",
+    "encrypting",
     """Encrypt rows stored in plain text, in batches, while savers keep running.
 
     Run the savers with encryption=KeyRing(..., allow_plaintext=True) meanwhile;
     drop allow_plaintext once this reports done.
-    """
-    _run(settings(ctx, dsn, schema, json_), key, active, batch_size, "encrypting")
-
-
-@app.command("rotate-key")
-def rotate_key(
-    ctx: typer.Context,
-    key: KeyOpt,
-    active: ActiveOpt = None,
-    batch_size: BatchOpt = 500,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
-) -> None:
+    """,
+)
+rotate_key = _reseal_command(
+    "rotate-key",
+    "re-encrypting",
     """Re-encrypt every row sealed with another key to --active, in batches, online.
 
     Give every key rows may be sealed with. Switch the savers to the new active
     key first; keep the old keys in their key rings until this reports done.
-    """
-    _run(settings(ctx, dsn, schema, json_), key, active, batch_size, "re-encrypting")
+    """,
+)

@@ -10,21 +10,18 @@ import typer
 
 from langgraph_actionckpt.ops.cli_common import (
     OUT,
-    DsnOpt,
-    JsonOpt,
-    SchemaOpt,
-    app,
+    Settings,
+    command,
     emit_json,
     guard,
     open_schema,
     schema_of,
-    settings,
 )
 
 
-@app.command()
+@command()
 def fork(
-    ctx: typer.Context,
+    s: Settings,
     thread: Annotated[str, typer.Argument(help="Thread id")],
     action_id: Annotated[str, typer.Argument(help="The action's idempotency key (see `show`)")],
     output: Annotated[
@@ -41,9 +38,6 @@ def fork(
     new_thread: Annotated[
         str | None, typer.Option("--new-thread", help="The new thread's id [default: a UUID]")
     ] = None,
-    dsn: DsnOpt = None,
-    schema: SchemaOpt = None,
-    json_: JsonOpt = None,
 ) -> None:
     """Fork THREAD at ACTION_ID as if it had returned --output; print the new thread id.
 
@@ -71,7 +65,6 @@ def fork(
             value = json.loads(output_json)
         except json.JSONDecodeError as exc:
             raise typer.BadParameter(f"--output-json is not JSON: {exc}") from exc
-    s = settings(ctx, dsn, schema, json_)
     target = new_thread or new_fork_id()
 
     def body() -> str:

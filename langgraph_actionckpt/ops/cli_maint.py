@@ -12,7 +12,6 @@ import typer
 from rich.markup import escape
 
 from langgraph_actionckpt.ops.cli_common import (
-    ERR,
     OUT,
     Settings,
     command,
@@ -20,6 +19,7 @@ from langgraph_actionckpt.ops.cli_common import (
     embedded_app,
     flag,
     guard,
+    new_progress,
     new_table,
     open_schema,
     parse_duration,
@@ -35,16 +35,7 @@ def progress_bar(s: Settings, what: str) -> Iterator[Callable[[int, int], None] 
     if s.json:
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=ERR,
-        transient=False,
-    ) as bar:
+    with new_progress(transient=False) as bar:
         task = bar.add_task(what, total=None)
 
         def update(done: int, total: int) -> None:

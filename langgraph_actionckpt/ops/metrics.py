@@ -45,6 +45,7 @@ failure is logged, never propagated into the graph).
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -213,18 +214,16 @@ class Metrics:
                 "this registry already has actionckpt metrics; use default_metrics() for the "
                 "shared registry or pass registry=CollectorRegistry()"
             ) from exc
-        self.actions_read = Counter(
+        # every metric below goes on the same registry; most count by action type
+        counter = functools.partial(Counter, registry=self.registry)
+        by_type = ["action_type"]
+        self.actions_read = counter(
             "actionckpt_actions_read",
             "Action rows read back (replay lookups, list/get), by action type.",
-            ["action_type"],
-            registry=self.registry,
+            by_type,
         )
-        self.checkpoint_puts = Counter(
-            "actionckpt_checkpoint_puts", "Checkpoints stored.", registry=self.registry
-        )
-        self.checkpoint_reads = Counter(
-            "actionckpt_checkpoint_reads", "Checkpoint reads.", registry=self.registry
-        )
+        self.checkpoint_puts = counter("actionckpt_checkpoint_puts", "Checkpoints stored.")
+        self.checkpoint_reads = counter("actionckpt_checkpoint_reads", "Checkpoint reads.")
         self.write_latency = Histogram(
             "actionckpt_write_latency_seconds",
             "Time to durably write a checkpoint or a batch of actions.",
@@ -236,23 +235,20 @@ class Metrics:
             "Action rows waiting in the recorder's background writer.",
             registry=self.registry,
         )
-        self.replays = Counter(
+        self.replays = counter(
             "actionckpt_replays",
             "Actions served from the log instead of executed, by action type.",
-            ["action_type"],
-            registry=self.registry,
+            by_type,
         )
-        self.reuse_lookups = Counter(
+        self.reuse_lookups = counter(
             "actionckpt_reuse_lookups",
             "Reuse-by-meaning lookups, by action type and outcome (hit, miss).",
-            ["action_type", "outcome"],
-            registry=self.registry,
+            [*by_type, "outcome"],
         )
-        self.reuse_tokens_saved = Counter(
+        self.reuse_tokens_saved = counter(
             "actionckpt_reuse_tokens_saved",
             "Tokens not spent because a result was reused from another thread.",
-            ["action_type"],
-            registry=self.registry,
+            by_type,
         )
         self._collector: _InflightCollector | None = None
         if conn_factory is not None:

@@ -41,8 +41,8 @@ from langgraph_actionckpt.service.wire import (
 )
 
 
-class SyncRemoteIO(RemoteCore):
-    """The calls of a remote saver (see :class:`RemoteCore` for its arguments)."""
+class SyncRemoteChannel(RemoteCore):
+    """A remote saver's channel and its one unary call (see :class:`RemoteCore`)."""
 
     def __init__(self, target: str, **options: Any) -> None:
         super().__init__(target, **options)
@@ -53,6 +53,149 @@ class SyncRemoteIO(RemoteCore):
     def _open(self) -> None:
         """Set ``self.writer`` (each world its own)."""
         raise NotImplementedError
+
+    def _call(self, name: str, request: Any, config: Any = None) -> Any:
+        """One unary call with a deadline; safe calls are retried with backoff."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return getattr(self.stub, name)(
+                    request, timeout=self.timeout, metadata=self.call_metadata
+                )
+            except grpc.RpcError as error:
+                if self._retryable(name, error, attempt):
+                    sleep(self._retry_delay(attempt))
+                    continue
+                raise self._error(name, error, config) from None
+
+    def setup(self) -> None:
+        """Check that the service is reachable and speaks this client's protocol.
+
+        Raises:
+            ServiceError: Unreachable, a bad token, or ``FAILED_PRECONDITION``
+                naming both protocol versions.
+        """
+        self._call("Handshake", pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION))
+
+
+class SyncRemoteActionLog(SyncRemoteChannel):
+    """A remote saver's action log, cold-tier archive and thread lease calls."""
+
+    def list_actions(
+        self,
+        thread_id: str | None = None,
+        *,
+        action_type: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        node: str | None = None,
+        since: datetime | int | None = None,
+        run_id: str | None = None,
+        task_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[ActionRecord]:
+        """Actions of a thread (or all threads) in the order they were recorded.
+
+        The arguments are those of ``ActionSaver.list_actions``.
+        """
+        self.writer.flush()  # reads see every row recorded so far
+        req = pb.ListActionsRequest(
+            thread_id=thread_id,
+            action_types=_names(action_type),
+            statuses=_names(status),
+            node=node,
+            since_step=since if isinstance(since, int) else None,
+            since_time=since.isoformat() if isinstance(since, datetime) else None,
+            run_id=run_id,
+            task_id=task_id,
+            limit=limit,
+        )
+        res = self._call("ListActions", req)
+        return [record_from_json(r) for r in res.records]
+
+    def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        """One action by its idempotency key, or None."""
+        self.writer.flush()
+        req = pb.GetActionRequest(thread_id=thread_id, action_id=action_id)
+        res = self._call("GetAction", req)
+        return record_from_json(res.record) if res.HasField("record") else None
+
+    def last_action(
+        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
+    ) -> ActionRecord | None:
+        """The last recorded action of a thread (by default the last completed one)."""
+        self.writer.flush()
+        req = pb.LastActionRequest(thread_id=thread_id, statuses=_names(status))
+        res = self._call("LastAction", req)
+        return record_from_json(res.record) if res.HasField("record") else None
+
+    def export_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
+        """A thread's (or one run's) actions as JSON Lines, one action per line."""
+        return records_to_jsonl(self.list_actions(thread_id, run_id=run_id))
+
+    def record_actions(self, records: Sequence[ActionRecord]) -> None:
+        """Write action records now, in one call (used by the writer)."""
+        req = pb.RecordActionsRequest(records=[record_to_json(r) for r in records])
+        self._call("RecordActions", req)
+
+    def resolve_action(
+        self,
+        thread_id: str,
+        action_id: str,
+        *,
+        output: Any = None,
+        retry: bool = False,
+        note: str | None = None,
+    ) -> None:
+        """Settle an action whose outcome is unknown (see ``ActionSaver.resolve_action``).
+
+        Raises:
+            ServiceError: ``NOT_FOUND`` when there is no such action,
+                ``INVALID_ARGUMENT`` when neither or both of output and retry are given.
+        """
+        self.writer.flush()
+        req = pb.ResolveActionRequest(
+            thread_id=thread_id,
+            action_id=action_id,
+            output_json=json_bytes(output) if output is not None else None,
+            retry=retry,
+            note=note,
+        )
+        self._call("ResolveAction", req)
+
+    def archive_thread(self, thread_id: str) -> str | None:
+        """Move a thread to the service's cold tier; its URL, or None when it has no rows.
+
+        A later call naming the thread restores it first (transparently).
+
+        Raises:
+            ServiceError: ``FAILED_PRECONDITION`` when the service has no cold tier.
+        """
+        req = pb.ArchiveThreadRequest(thread_id=str(thread_id))
+        res = self._call("ArchiveThread", req)
+        return str(res.url) if res.archived else None
+
+    # ---------------------------------------------------------------- lease
+
+    def acquire_lease(self, thread_id: str, holder: str, ttl: float = 30.0) -> int | None:
+        """Take the service's lease of a thread: its fencing token, or None when busy."""
+        req = pb.AcquireLeaseRequest(thread_id=thread_id, holder=holder, ttl_seconds=ttl)
+        res = self._call("AcquireLease", req)
+        return int(res.token) if res.held else None
+
+    def release_lease(self, thread_id: str, holder: str, token: int) -> bool:
+        """Give a lease back; False when it was no longer this holder's."""
+        req = pb.ReleaseLeaseRequest(thread_id=thread_id, holder=holder, token=token)
+        res = self._call("ReleaseLease", req)
+        return bool(res.token)
+
+
+class SyncRemoteIO(SyncRemoteActionLog):
+    """The calls of a remote saver (see :class:`RemoteCore` for its arguments).
+
+    The checkpoint calls are here; the channel, action log and lease calls in
+    its bases.
+    """
 
     @classmethod
     @contextmanager
@@ -74,32 +217,6 @@ class SyncRemoteIO(RemoteCore):
             yield saver
         finally:
             saver.close()
-
-    def _call(self, name: str, request: Any, config: Any = None) -> Any:
-        """One unary call with a deadline; safe calls are retried with backoff."""
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return getattr(self.stub, name)(
-                    request, timeout=self.timeout, metadata=self.call_metadata
-                )
-            except grpc.RpcError as error:
-                if self._retryable(name, error, attempt):
-                    sleep(self._retry_delay(attempt))
-                    continue
-                raise self._error(name, error, config) from None
-
-    # ------------------------------------------------------------------ API
-
-    def setup(self) -> None:
-        """Check that the service is reachable and speaks this client's protocol.
-
-        Raises:
-            ServiceError: Unreachable, a bad token, or ``FAILED_PRECONDITION``
-                naming both protocol versions.
-        """
-        self._call("Handshake", pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION))
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
@@ -232,115 +349,6 @@ class SyncRemoteIO(RemoteCore):
     def _flush_held(self, older_than: float = 0.0) -> None:
         for req in self._take_held(None, older_than):
             self._call("PutWrites", req)
-
-    # ----------------------------------------------------------- action log
-
-    def list_actions(
-        self,
-        thread_id: str | None = None,
-        *,
-        action_type: str | Sequence[str] | None = None,
-        status: str | Sequence[str] | None = None,
-        node: str | None = None,
-        since: datetime | int | None = None,
-        run_id: str | None = None,
-        task_id: str | None = None,
-        limit: int | None = None,
-    ) -> builtins.list[ActionRecord]:
-        """Actions of a thread (or all threads) in the order they were recorded.
-
-        The arguments are those of ``ActionSaver.list_actions``.
-        """
-        self.writer.flush()  # reads see every row recorded so far
-        req = pb.ListActionsRequest(
-            thread_id=thread_id,
-            action_types=_names(action_type),
-            statuses=_names(status),
-            node=node,
-            since_step=since if isinstance(since, int) else None,
-            since_time=since.isoformat() if isinstance(since, datetime) else None,
-            run_id=run_id,
-            task_id=task_id,
-            limit=limit,
-        )
-        res = self._call("ListActions", req)
-        return [record_from_json(r) for r in res.records]
-
-    def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
-        """One action by its idempotency key, or None."""
-        self.writer.flush()
-        req = pb.GetActionRequest(thread_id=thread_id, action_id=action_id)
-        res = self._call("GetAction", req)
-        return record_from_json(res.record) if res.HasField("record") else None
-
-    def last_action(
-        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
-    ) -> ActionRecord | None:
-        """The last recorded action of a thread (by default the last completed one)."""
-        self.writer.flush()
-        req = pb.LastActionRequest(thread_id=thread_id, statuses=_names(status))
-        res = self._call("LastAction", req)
-        return record_from_json(res.record) if res.HasField("record") else None
-
-    def export_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
-        """A thread's (or one run's) actions as JSON Lines, one action per line."""
-        return records_to_jsonl(self.list_actions(thread_id, run_id=run_id))
-
-    def record_actions(self, records: Sequence[ActionRecord]) -> None:
-        """Write action records now, in one call (used by the writer)."""
-        req = pb.RecordActionsRequest(records=[record_to_json(r) for r in records])
-        self._call("RecordActions", req)
-
-    def resolve_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        *,
-        output: Any = None,
-        retry: bool = False,
-        note: str | None = None,
-    ) -> None:
-        """Settle an action whose outcome is unknown (see ``ActionSaver.resolve_action``).
-
-        Raises:
-            ServiceError: ``NOT_FOUND`` when there is no such action,
-                ``INVALID_ARGUMENT`` when neither or both of output and retry are given.
-        """
-        self.writer.flush()
-        req = pb.ResolveActionRequest(
-            thread_id=thread_id,
-            action_id=action_id,
-            output_json=json_bytes(output) if output is not None else None,
-            retry=retry,
-            note=note,
-        )
-        self._call("ResolveAction", req)
-
-    def archive_thread(self, thread_id: str) -> str | None:
-        """Move a thread to the service's cold tier; its URL, or None when it has no rows.
-
-        A later call naming the thread restores it first (transparently).
-
-        Raises:
-            ServiceError: ``FAILED_PRECONDITION`` when the service has no cold tier.
-        """
-        req = pb.ArchiveThreadRequest(thread_id=str(thread_id))
-        res = self._call("ArchiveThread", req)
-        return str(res.url) if res.archived else None
-
-    # ---------------------------------------------------------------- lease
-
-    def acquire_lease(self, thread_id: str, holder: str, ttl: float = 30.0) -> int | None:
-        """Take the service's lease of a thread: its fencing token, or None when busy."""
-        req = pb.AcquireLeaseRequest(thread_id=thread_id, holder=holder, ttl_seconds=ttl)
-        res = self._call("AcquireLease", req)
-        return int(res.token) if res.held else None
-
-    def release_lease(self, thread_id: str, holder: str, token: int) -> bool:
-        """Give a lease back; False when it was no longer this holder's."""
-        req = pb.ReleaseLeaseRequest(thread_id=thread_id, holder=holder, token=token)
-        res = self._call("ReleaseLease", req)
-        return bool(res.token)
 
     def close(self) -> None:
         """Write queued action rows, stop the writer, give leases back, close the channel."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 
+from langgraph_actionckpt._bridges import BRIDGED, ITERATORS, add_async_twins, add_sync_twins
 from langgraph_actionckpt._contracts import register_saver_class
-from langgraph_actionckpt._saver_base import in_thread, in_thread_iter, on_loop, on_loop_iter
 from langgraph_actionckpt.actions.writer import AsyncActionWriter, SyncActionWriter
 from langgraph_actionckpt.service._async_remote import AsyncRemoteIO
 from langgraph_actionckpt.service._sync_remote import SyncRemoteIO
@@ -40,24 +40,6 @@ class RemoteActionSaver(SyncRemoteIO):
             self.record_actions, interval=self.writer_interval, on_tick=self._flush_writes_on_tick
         )
 
-    aget_tuple = in_thread(SyncRemoteIO.get_tuple)  # type: ignore[arg-type]
-    alist = in_thread_iter(SyncRemoteIO.list)  # type: ignore[arg-type]
-    aput = in_thread(SyncRemoteIO.put)  # type: ignore[arg-type]
-    aput_writes = in_thread(SyncRemoteIO.put_writes)  # type: ignore[arg-type]
-    adelete_thread = in_thread(SyncRemoteIO.delete_thread)  # type: ignore[arg-type]
-    adelete_for_runs = in_thread(SyncRemoteIO.delete_for_runs)  # type: ignore[arg-type]
-    acopy_thread = in_thread(SyncRemoteIO.copy_thread)  # type: ignore[arg-type]
-    aprune = in_thread(SyncRemoteIO.prune)  # type: ignore[arg-type]
-    alist_actions = in_thread(SyncRemoteIO.list_actions)
-    aget_action = in_thread(SyncRemoteIO.get_action)
-    alast_action = in_thread(SyncRemoteIO.last_action)
-    aexport_actions_jsonl = in_thread(SyncRemoteIO.export_actions_jsonl)
-    arecord_actions = in_thread(SyncRemoteIO.record_actions)
-    aresolve_action = in_thread(SyncRemoteIO.resolve_action)
-    aflush_writes = in_thread(SyncRemoteIO.flush_writes)
-    aarchive_thread = in_thread(SyncRemoteIO.archive_thread)
-    aclose = in_thread(SyncRemoteIO.close)
-
 
 class AsyncRemoteActionSaver(AsyncRemoteIO):
     """The async twin of :class:`RemoteActionSaver` (grpc.aio on the running loop).
@@ -80,24 +62,14 @@ class AsyncRemoteActionSaver(AsyncRemoteIO):
         """Same as :meth:`setup`."""
         await self.setup()
 
-    get_tuple = on_loop(AsyncRemoteIO.aget_tuple)  # type: ignore[arg-type]
-    list = on_loop_iter(AsyncRemoteIO.alist)  # type: ignore[arg-type]
-    put = on_loop(AsyncRemoteIO.aput)  # type: ignore[arg-type]
-    put_writes = on_loop(AsyncRemoteIO.aput_writes)  # type: ignore[arg-type]
-    delete_thread = on_loop(AsyncRemoteIO.adelete_thread)  # type: ignore[arg-type]
-    delete_for_runs = on_loop(AsyncRemoteIO.adelete_for_runs)  # type: ignore[arg-type]
-    copy_thread = on_loop(AsyncRemoteIO.acopy_thread)  # type: ignore[arg-type]
-    prune = on_loop(AsyncRemoteIO.aprune)  # type: ignore[arg-type]
-    list_actions = on_loop(AsyncRemoteIO.alist_actions)
-    get_action = on_loop(AsyncRemoteIO.aget_action)
-    last_action = on_loop(AsyncRemoteIO.alast_action)
-    export_actions_jsonl = on_loop(AsyncRemoteIO.aexport_actions_jsonl)
-    record_actions = on_loop(AsyncRemoteIO.arecord_actions)
-    resolve_action = on_loop(AsyncRemoteIO.aresolve_action)
-    flush_writes = on_loop(AsyncRemoteIO.aflush_writes)
-    archive_thread = on_loop(AsyncRemoteIO.aarchive_thread)
-    close = on_loop(AsyncRemoteIO.aclose)
 
+# The remote savers bridge the direct savers' I/O methods (see ``_bridges``) but
+# setup (both are named ``setup``) and those the service does not offer, plus the
+# cold tier's archive_thread.
+_NOT_REMOTE = ("setup", "get_delta_channel_history", "fork_at_action")
+REMOTE_BRIDGED = (*(n for n in BRIDGED if n not in _NOT_REMOTE), "archive_thread")
+add_async_twins(RemoteActionSaver, REMOTE_BRIDGED, ITERATORS)
+add_sync_twins(AsyncRemoteActionSaver, REMOTE_BRIDGED, ITERATORS)
 
 register_saver_class(RemoteActionSaver)
 register_saver_class(AsyncRemoteActionSaver)

@@ -13,13 +13,12 @@ import builtins
 import random
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import grpc
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt import __version__
@@ -27,7 +26,7 @@ from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._saver_base import install_hooks
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
 from langgraph_actionckpt.checkpoints.plans_write import next_version
-from langgraph_actionckpt.checkpoints.setup import default_serde
+from langgraph_actionckpt.checkpoints.setup import InPlaceAllowlist, default_serde
 from langgraph_actionckpt.errors import LeaseLostError, ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service.wire import PROTOCOL_HEADER, PROTOCOL_VERSION, Wire
@@ -97,7 +96,7 @@ class AsyncChannels:
         return grpc.aio.secure_channel(target, creds, options=_OPTIONS)
 
 
-class RemoteCore(BaseCheckpointSaver[str]):
+class RemoteCore(InPlaceAllowlist):
     """Settings and the hooks' members of a remote saver (see ``_contracts``).
 
     Args:
@@ -183,25 +182,12 @@ class RemoteCore(BaseCheckpointSaver[str]):
         self._held: dict[tuple[str, str], list[tuple[float, Any]]] = {}
         self._held_lock = threading.Lock()
         self._durable = DurabilityBarrier()
-        self._allowed_types: set[tuple[str, ...]] = set()
-        self._serde_lock = threading.Lock()
+        self._init_allowlist()
 
     @property
     def wire(self) -> Wire:
         """Conversions with the current serializer."""
         return Wire(self.serde)
-
-    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> RemoteCore:
-        """Allow the graph's own types to be loaded; this saver, changed in place."""
-        extra = extra_allowlist if isinstance(extra_allowlist, set) else set(extra_allowlist)
-        if extra <= self._allowed_types:
-            return self
-        with self._serde_lock:
-            derived = super().with_allowlist(extra)
-            if derived is not self:
-                self.serde = derived.serde
-            self._allowed_types = self._allowed_types | extra
-        return self
 
     def get_next_version(self, current: str | None, channel: None = None) -> str:
         """The version after ``current`` (the same versions the direct savers make)."""

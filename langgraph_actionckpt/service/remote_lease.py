@@ -17,13 +17,12 @@ import contextlib
 import logging
 import threading
 import time
-import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
 
+from langgraph_actionckpt.db.fence import HeldLease, HeldLeases
 from langgraph_actionckpt.errors import LeaseLostError, ServiceError, ThreadBusyError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
@@ -34,13 +33,7 @@ __all__ = ["RemoteLeaseKeeper"]
 logger = logging.getLogger("langgraph_actionckpt")
 
 
-@dataclass(slots=True)
-class _Held:
-    token: int
-    lost: bool = False
-
-
-class RemoteLeaseKeeper:
+class RemoteLeaseKeeper(HeldLeases):
     """The service leases one remote saver holds.
 
     Args:
@@ -53,6 +46,8 @@ class RemoteLeaseKeeper:
         deadline: The deadline of each lease call.
     """
 
+    _beat_name = "actionckpt-remote-lease"
+
     def __init__(
         self,
         target: str,
@@ -64,32 +59,13 @@ class RemoteLeaseKeeper:
         ttl: float = 10.0,
         deadline: float = 10.0,
     ) -> None:
+        super().__init__(mode=mode, timeout=timeout, ttl=ttl)
         self.target = target
-        self.mode = mode
-        self.timeout = timeout
-        self.ttl = ttl
         self.deadline = deadline
         self.metadata = metadata
-        self.holder = str(uuid.uuid4())
         self._channel = SyncChannels.open(target, tls)
         self._stub: Any = pb_grpc.CheckpointServiceStub(self._channel)  # type: ignore[no-untyped-call]
-        self._held: dict[str, _Held] = {}
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._beat: threading.Thread | None = None
-
-    def token(self, thread_id: str) -> int | None:
-        """The fencing token held for ``thread_id`` (None: not held).
-
-        Raises:
-            LeaseLostError: The lease was taken over by another worker.
-        """
-        held = self._held.get(thread_id)
-        if held is None:
-            return None
-        if held.lost:
-            raise LeaseLostError(thread_id, held.token)
-        return held.token
 
     def acquire(self, thread_id: str) -> bool:
         """Take the lease; True when taken now, False when this saver already holds it.
@@ -98,8 +74,7 @@ class RemoteLeaseKeeper:
             ThreadBusyError: Another worker holds it (``error`` mode), or it stayed
                 busy for ``timeout`` seconds (``wait`` mode).
         """
-        held = self._held.get(thread_id)
-        if held is not None and not held.lost:
+        if self.holds(thread_id):
             return False
         stop = time.monotonic() + self.timeout
         while True:
@@ -111,7 +86,7 @@ class RemoteLeaseKeeper:
             )
             if res.held:
                 with self._lock:
-                    self._held[thread_id] = _Held(int(res.token))
+                    self._held[thread_id] = HeldLease(int(res.token))
                 self._start_heartbeat()
                 return True
             if self.mode == "error" or time.monotonic() >= stop:
@@ -135,24 +110,13 @@ class RemoteLeaseKeeper:
 
     async def aacquire(self, thread_id: str) -> bool:
         """:meth:`acquire` for async callers (in a worker thread)."""
-        held = self._held.get(thread_id)
-        if held is not None and not held.lost:
+        if self.holds(thread_id):
             return False
         return await asyncio.to_thread(self.acquire, thread_id)
 
-    async def arelease(self, thread_id: str) -> bool:
-        """:meth:`release` for async callers (in a worker thread)."""
-        if thread_id not in self._held:
-            return False
-        return await asyncio.to_thread(self.release, thread_id)
-
-    def release_all(self) -> int:
-        """Release every held lease, stop the heartbeat, close the channel."""
-        self._stop.set()
-        released = sum(self.release(t) for t in list(self._held))
+    def _close_io(self) -> None:
         with contextlib.suppress(Exception):
             self._channel.close()
-        return released
 
     def renew_now(self) -> None:
         """Renew every held lease once (the heartbeat's step)."""
@@ -181,20 +145,3 @@ class RemoteLeaseKeeper:
             raise ServiceError(
                 code.name if code is not None else "UNKNOWN", f"{name}: {details}", self.target
             ) from None
-
-    def _start_heartbeat(self) -> None:
-        if self._beat is not None and self._beat.is_alive():
-            return
-        self._stop.clear()
-        self._beat = threading.Thread(
-            target=self._heartbeat, name="actionckpt-remote-lease", daemon=True
-        )
-        self._beat.start()
-
-    def _heartbeat(self) -> None:
-        while not self._stop.wait(self.ttl / 3):
-            if self._held:
-                try:
-                    self.renew_now()
-                except Exception:
-                    logger.exception("lease heartbeat failed")

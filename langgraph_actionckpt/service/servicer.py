@@ -13,6 +13,7 @@ import asyncio
 import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
@@ -57,6 +58,7 @@ class _Refused(Exception):
         self.code = code
 
 
+@dataclass(eq=False)
 class _Calls(pb_grpc.CheckpointServiceServicer):
     """Authentication, version check, cold-tier read-through and status mapping of every call.
 
@@ -67,17 +69,10 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
         cold: The cold tier (archived threads are restored before a call names them).
     """
 
-    def __init__(
-        self,
-        savers: Callable[[str], Awaitable[AsyncActionSaver]],
-        tenants: Tenants,
-        leases: LeaseTable,
-        cold: ColdTier | None = None,
-    ) -> None:
-        self.savers = savers
-        self.tenants = tenants
-        self.leases = leases
-        self.cold = cold
+    savers: Callable[[str], Awaitable[AsyncActionSaver]]
+    tenants: Tenants
+    leases: LeaseTable
+    cold: ColdTier | None = None
 
     # ------------------------------------------------------------ plumbing
 
@@ -299,21 +294,20 @@ class _ActionCalls(_Calls):
         return await self._call(context, True, fn)
 
     async def CompleteAction(self, request: pb.CompleteActionRequest, context: Context) -> Any:
-        async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
-            record = await _existing(saver, request.thread_id, request.action_id)
-            record.status = "completed"
-            record.output = from_json_bytes(request.output_json) if request.output_json else None
-            record.completed_at = _now()
-            await saver.arecord_actions([record])
-            return pb.Empty()
-
-        return await self._call(context, True, fn, (request.thread_id,))
+        output = from_json_bytes(request.output_json) if request.output_json else None
+        return await self._finish(request, context, status="completed", output=output)
 
     async def FailAction(self, request: pb.FailActionRequest, context: Context) -> Any:
+        error = {"type": request.error_type, "message": request.error_message}
+        return await self._finish(request, context, status="failed", error=error)
+
+    async def _finish(self, request: Any, context: Context, **changes: Any) -> Any:
+        """Record that a begun action ended: ``changes`` (its status and result) and now."""
+
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             record = await _existing(saver, request.thread_id, request.action_id)
-            record.status = "failed"
-            record.error = {"type": request.error_type, "message": request.error_message}
+            for name, value in changes.items():
+                setattr(record, name, value)
             record.completed_at = _now()
             await saver.arecord_actions([record])
             return pb.Empty()

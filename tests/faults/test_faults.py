@@ -1,9 +1,9 @@
 """Faults for real: server restarts, terminated backends, bad writes, hostile bytes, bad DSNs.
 
-Each test runs against a PostgreSQL of its own (see ``servers.py``). Findings of
-issue #12 that today's code does not meet yet are marked ``xfail(strict=True)``
-with the finding: the mark comes off with the fix, and a strict xfail fails the
-suite the moment a finding is fixed without removing it.
+Each test runs against a PostgreSQL of its own (see ``servers.py``). A finding not met
+yet is marked ``xfail(strict=True)`` with the finding: the mark comes off with
+the fix, and a strict xfail fails the suite the moment a finding is fixed
+without removing it (none is left).
 """
 
 from __future__ import annotations
@@ -261,12 +261,6 @@ asyncio.run(main())
 """
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue #12, open: now and then (2 of 5 runs here) a thread's held writes are refused "
-    "by the fence with an older token ('dropped held writes: lease ... lost (fencing token 1)') "
-    "although one saver runs every thread; the 0-warnings check then fails. Under study.",
-)
 async def test_pgbouncer_transaction_mode_many_threads(
     bouncer: PgBouncer, fault_schema: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -202,3 +202,40 @@ def test_the_fence_inside_a_write_statement(private_pg: PrivatePostgres, lease_s
     finally:
         a.release_all()
         b.release_all()
+
+
+def test_a_write_of_a_run_that_released_its_lease_keeps_its_fence(
+    private_pg: PrivatePostgres, lease_schema: str
+) -> None:
+    """Release frees the lease but keeps its token, until another holder takes it.
+
+    A write of the run that just ended can still be in flight on another
+    connection (held writes go out with another thread's statement) when its
+    run gives the lease back. It must pass; the same saver taking the thread
+    again keeps the token; only a takeover by another worker makes it stale.
+    """
+    a = keeper(private_pg.dsn, lease_schema, mode="error", ttl=30.0)
+    b = keeper(private_pg.dsn, lease_schema, mode="error", ttl=30.0)
+    try:
+        assert a.acquire("t") is True
+        token = a.token("t")
+        assert token is not None
+        assert a.release("t") is True
+        assert a.release("t") is False  # not held any more
+        with psycopg.connect(private_pg.dsn, autocommit=True) as conn:
+            driver = SyncDriver(conn)
+            run_fenced(driver, lease_schema, "t", token, 1)  # in flight across the release
+            assert a.acquire("t") is True
+            assert a.token("t") == token  # the same holder: the same token
+            a.renew_now()
+            assert a.holds("t")
+            assert a.release("t") is True
+            a.renew_now()  # a late heartbeat never revives a released lease
+            assert b.acquire("t") is True  # free at once, no expiry to wait for
+            assert b.token("t") == token + 1
+            with pytest.raises(LeaseLostError):
+                run_fenced(driver, lease_schema, "t", token, 2)
+        assert effects(private_pg.dsn, lease_schema) == [("t", 1)]
+    finally:
+        a.release_all()
+        b.release_all()

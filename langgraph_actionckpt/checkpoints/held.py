@@ -1,0 +1,175 @@
+"""Held writes: ``put_writes`` calls kept for their step's checkpoint, and their flushes.
+
+A saver holds a task's writes (``defer_writes``) so most of them meet their
+step's checkpoint and are stored with it, as references to its deltas; the
+writer's tick stores those held too long, and every read stores them first.
+:class:`HeldWrites` is the part of ``SaverCore`` that holds, fences, stores and,
+when the database refuses one thread's writes as data, drops them with an error
+its next call raises (one bad thread never blocks the others).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from langgraph_actionckpt.actions.records import ActionQueries
+from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
+from langgraph_actionckpt.checkpoints.fencing import LeaseFencing
+from langgraph_actionckpt.checkpoints.pending import WriteCall
+from langgraph_actionckpt.checkpoints.plans_write import plan_store_writes, prepare_writes
+from langgraph_actionckpt.checkpoints.sql import Queries
+from langgraph_actionckpt.db.driver import Plan
+from langgraph_actionckpt.db.encoding import unescape_text
+from langgraph_actionckpt.errors import LeaseLostError, SerializationError
+
+__all__ = ["HeldWrites"]
+
+logger = logging.getLogger("langgraph_actionckpt")
+
+
+class HeldWrites(LeaseFencing):
+    """Holding, fencing and storing ``put_writes`` calls (mixed into ``SaverCore``)."""
+
+    # Provided by SaverCore (declared for this part).
+    writer: Any
+    queries: Queries
+    action_queries: ActionQueries
+    record_nodes: bool
+    defer_writes: bool
+    durable_writes: bool
+    _steps: dict[tuple[str, str, str], int]
+    _refused: dict[str, SerializationError]
+
+    @property
+    def codec(self) -> Codec:  # pragma: no cover - SaverCore's property
+        """The saver's codec (made on first use by ``SaverCore``)."""
+        raise NotImplementedError
+
+    def _prepare_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> WriteCall | None:
+        """Serialize one ``put_writes`` call; hold it for the next checkpoint when allowed.
+
+        Special writes (errors, interrupts) are written at once; see ``pending``.
+
+        Returns:
+            The call to write now, or None when it was held (or is empty).
+        """
+        if self._refused:
+            self._raise_refused(thread_key(config)[0])
+        call = prepare_writes(
+            self.codec, config, writes, task_id, task_path,
+            record_nodes=self.record_nodes, steps=self._steps,
+        )  # fmt: skip
+        if call is not None and self.defer_writes and not call.special:
+            call.held_at = time.monotonic()
+            self._pending.hold(call)
+            self._on_pending()
+            return None
+        return call
+
+    def _plan_write_call(self, call: WriteCall) -> Plan[None]:
+        """Write one call now, with the thread's held writes before it."""
+        self._fence(call.thread_id)  # a lost lease: raise before anything is taken
+        held = self._pending.take(call.key)
+        # special writes (an error, an interrupt) are durable at once
+        async_commit = not call.special and not self.durable_writes
+        yield from self._store(held, [*held, call], async_commit)
+
+    def _on_pending(self) -> None:
+        """Called when writes are held; the subclass arranges a flush soon."""
+
+    # ------------------------------------------------- writes the database refused
+
+    def _refuse_held(self, thread_id: str, exc: BaseException) -> None:
+        """Drop a thread's held writes that the database refused; its next call raises why.
+
+        Called after a data error (see ``db.driver.is_data_error``) failed the
+        thread's writes stored on their own: storing them again cannot succeed,
+        and keeping them would fail every later flush (and ``close()``).
+        """
+        calls = self._pending.take_all(thread_id)
+        size = sum(len(row.blob) for call in calls for row in call.rows)
+        count = sum(len(call.rows) for call in calls)
+        error = SerializationError(
+            f"{count} pending writes ({size} bytes) of thread "
+            f"{unescape_text(thread_id)[:80]!r} (thread id of "
+            f"{len(thread_id.encode('utf-8', 'surrogatepass'))} bytes) could not be stored and "
+            f"were dropped; resume the thread to run its step again: {exc}"
+        )
+        error.__cause__ = exc
+        self._refused[thread_id] = error
+        logger.error("%s", error)
+
+    def _raise_refused(self, thread_id: str) -> None:
+        error = self._refused.pop(thread_id, None)
+        if error is not None:
+            raise error
+
+    def _write_refused(self, config: RunnableConfig, what: str, exc: BaseException) -> Exception:
+        """The error for a write of one thread that the database refused (a data error)."""
+        conf = config.get("configurable", {})
+        thread_id = str(conf.get("thread_id"))
+        size = len(thread_id.encode("utf-8", "surrogatepass"))
+        return SerializationError(
+            f"{what} of thread {thread_id[:80]!r} (thread id of {size} bytes) could not be "
+            f"stored: {exc}"
+        )
+
+    def _take_pending(self, key: tuple[str, str], keep_from: str | None = None) -> list[WriteCall]:
+        """Remove and return one thread's held writes (see ``PendingWrites.take``)."""
+        return self._pending.take(key, keep_from)
+
+    def _plan_flush_on_tick(self) -> Plan[None]:
+        """The writer's tick: write the writes held for at least half an interval.
+
+        Younger ones wait for the next tick, so most meet their step's checkpoint
+        first and are stored with it (as references to its deltas); none waits
+        longer than one and a half intervals.
+        """
+        return self._plan_flush_pending(held_before=time.monotonic() - self.writer.interval / 2)
+
+    def _plan_flush_pending(
+        self, thread_id: str | None = None, held_before: float | None = None
+    ) -> Plan[None]:
+        """Write held writes now; a no-op when none are held (see ``PendingWrites.take_all``)."""
+        # a generator: the writes are taken when the driver runs it, not when it is made
+        held = self._pending.take_all(thread_id, held_before)
+        yield from self._store(held, held, not self.durable_writes)
+
+    def _store(
+        self, held: list[WriteCall], calls: list[WriteCall], async_commit: bool
+    ) -> Plan[None]:
+        fences: dict[str, int] = {}
+        if self.leases is not None and calls:
+            for thread_id in {c.thread_id for c in calls}:
+                try:
+                    token = self._fence(thread_id)
+                except LeaseLostError as lost:  # never stored by this worker: dropped
+                    logger.error("dropped held writes: %s", lost)
+                    held = [c for c in held if c.thread_id != thread_id]
+                    calls = [c for c in calls if c.thread_id != thread_id]
+                    continue
+                if token is not None:
+                    fences[thread_id] = token
+        try:
+            yield from plan_store_writes(
+                self.queries,
+                self.action_queries,
+                calls,
+                async_commit=async_commit,
+                codec=self.codec,
+                fences=fences,
+            )
+        except BaseException:
+            self._pending.restore(held)
+            raise

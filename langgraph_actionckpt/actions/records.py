@@ -20,6 +20,7 @@ from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.db.sqlid import Rendered
 from langgraph_actionckpt.errors import ConfigurationError, SerializationError
 
 if TYPE_CHECKING:
@@ -324,7 +325,7 @@ class ActionQueries:
         """Seals ``input``/``output``/``error`` of the rows written, opens those read."""
 
     def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
-        return sql.SQL(text).format(s=self.ident, **parts)
+        return Rendered(sql.SQL(text).format(s=self.ident, **parts))
 
     @cached_property
     def columns(self) -> sql.Composed:

@@ -25,17 +25,20 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt.db._driver_base import (
+    KEEPS_ROWS,
     AsyncLock,
     AsyncReconnect,
     Watchdog,
     asleep,
     async_gate,
     configure_connection,
+    give_back_cursor,
     is_connection_lost,
     is_transient,
     logger,
     no_answer,
     pooler_misconfigured,
+    take_cursor,
 )
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
@@ -175,14 +178,25 @@ class AsyncDriver:
 
 
 async def _run_ops(conn: psycopg.AsyncConnection[Any], plan: Plan[T], first: Op | None) -> T:
-    async with conn.cursor(binary=True) as cur:
+    cur = take_cursor(conn)
+    reusable = first is None or first.fetch not in KEEPS_ROWS
+    try:
         result: Any = None if first is None else await run_op(cur, first)
         while True:
             try:
                 op = plan.send(result)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
+            if op.fetch in KEEPS_ROWS:
+                reusable = False
             result = await run_op(cur, op)
+    except BaseException:
+        reusable = False
+        raise
+    finally:
+        spare = give_back_cursor(conn, cur, reusable)
+        if spare is not None:
+            await spare.close()
 
 
 async def _cleanup(conn: psycopg.AsyncConnection[Any]) -> None:

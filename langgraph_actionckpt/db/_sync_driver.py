@@ -27,10 +27,12 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from langgraph_actionckpt.db._driver_base import (
+    KEEPS_ROWS,
     SyncLock,
     SyncReconnect,
     Watchdog,
     configure_connection,
+    give_back_cursor,
     is_connection_lost,
     is_transient,
     logger,
@@ -38,6 +40,7 @@ from langgraph_actionckpt.db._driver_base import (
     pooler_misconfigured,
     sleep,
     sync_gate,
+    take_cursor,
 )
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
@@ -177,14 +180,25 @@ class SyncDriver:
 
 
 def _run_ops(conn: psycopg.Connection[Any], plan: Plan[T], first: Op | None) -> T:
-    with conn.cursor(binary=True) as cur:
+    cur = take_cursor(conn)
+    reusable = first is None or first.fetch not in KEEPS_ROWS
+    try:
         result: Any = None if first is None else run_op(cur, first)
         while True:
             try:
                 op = plan.send(result)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
+            if op.fetch in KEEPS_ROWS:
+                reusable = False
             result = run_op(cur, op)
+    except BaseException:
+        reusable = False
+        raise
+    finally:
+        spare = give_back_cursor(conn, cur, reusable)
+        if spare is not None:
+            spare.close()
 
 
 def _cleanup(conn: psycopg.Connection[Any]) -> None:

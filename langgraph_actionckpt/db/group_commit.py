@@ -16,7 +16,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt.db._async_driver import AsyncDriver
-from langgraph_actionckpt.db._driver_base import logger
+from langgraph_actionckpt.db._driver_base import give_back_cursor, logger, take_cursor
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
 __all__ = ["MAX_GROUP", "GroupCommitDriver"]
@@ -126,15 +126,21 @@ class GroupCommitDriver(AsyncDriver):
         # multi-thread write of this package takes them: no two can deadlock.
         started.sort(key=lambda item: item[1].lock_key)
         try:
-            async with (
-                self.connection() as conn,
-                conn.pipeline(),
-                conn.transaction(),
-                conn.cursor(binary=True) as cur,
-            ):
-                for _plan, op, _factory, _future in started:
-                    prepare = True if op.prepare and conn.prepare_threshold is not None else None
-                    await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+            async with self.connection() as conn:
+                cur = take_cursor(conn)
+                reusable = False
+                try:
+                    async with conn.pipeline(), conn.transaction():
+                        for _plan, op, _factory, _future in started:
+                            prepare = (
+                                True if op.prepare and conn.prepare_threshold is not None else None
+                            )
+                            await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+                    reusable = True
+                finally:
+                    spare = give_back_cursor(conn, cur, reusable)
+                    if spare is not None:
+                        await spare.close()
         except Exception as exc:  # noqa: BLE001 - retried one by one below
             logger.debug(
                 "group of %d writes failed (%s); writing them one by one", len(started), exc

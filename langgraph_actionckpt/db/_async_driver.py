@@ -179,17 +179,20 @@ class AsyncDriver:
 
 async def _run_ops(conn: psycopg.AsyncConnection[Any], plan: Plan[T], first: Op | None) -> T:
     cur = take_cursor(conn)
-    reusable = first is None or first.fetch not in KEEPS_ROWS
+    reusable = True
     try:
-        result: Any = None if first is None else await run_op(cur, first)
+        result: Any = None
+        if first is not None:
+            result = await run_op(cur, first)
+            reusable = not (result and first.fetch in KEEPS_ROWS)
         while True:
             try:
                 op = plan.send(result)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
-            if op.fetch in KEEPS_ROWS:
-                reusable = False
             result = await run_op(cur, op)
+            if result and op.fetch in KEEPS_ROWS:
+                reusable = False
     except BaseException:
         reusable = False
         raise

@@ -64,7 +64,7 @@ def configure_connection(conn: psycopg.Connection[Any] | psycopg.AsyncConnection
 
 _CURSOR = "_actionckpt_cursor"
 KEEPS_ROWS = frozenset(("one", "all"))
-"""Op kinds whose rows stay referenced by the cursor (a plan with one closes its cursor)."""
+"""Op kinds whose rows stay referenced by the cursor (a plan that got rows closes its cursor)."""
 
 
 def take_cursor(conn: Any) -> Any:
@@ -85,7 +85,8 @@ def give_back_cursor(conn: Any, cur: Any, reusable: bool) -> Any:
     """Keep ``cur`` on ``conn`` for the next plan; returns the cursor to close, if any.
 
     Not kept after a plan that failed (its state is the failure's) or that
-    fetched rows (they would stay in memory until the next plan).
+    got rows back (they would stay in memory until the next plan); a read that
+    found nothing (a new thread's ``get_tuple``) keeps it.
     """
     if reusable and not conn.closed and _CURSOR not in conn.__dict__:
         conn.__dict__[_CURSOR] = cur

@@ -181,17 +181,20 @@ class SyncDriver:
 
 def _run_ops(conn: psycopg.Connection[Any], plan: Plan[T], first: Op | None) -> T:
     cur = take_cursor(conn)
-    reusable = first is None or first.fetch not in KEEPS_ROWS
+    reusable = True
     try:
-        result: Any = None if first is None else run_op(cur, first)
+        result: Any = None
+        if first is not None:
+            result = run_op(cur, first)
+            reusable = not (result and first.fetch in KEEPS_ROWS)
         while True:
             try:
                 op = plan.send(result)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
-            if op.fetch in KEEPS_ROWS:
-                reusable = False
             result = run_op(cur, op)
+            if result and op.fetch in KEEPS_ROWS:
+                reusable = False
     except BaseException:
         reusable = False
         raise

@@ -13,6 +13,7 @@ import asyncio
 from typing import Any
 
 import psycopg
+from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt.db._async_driver import AsyncDriver
@@ -130,13 +131,20 @@ class GroupCommitDriver(AsyncDriver):
                 cur = take_cursor(conn)
                 reusable = False
                 try:
-                    async with conn.pipeline(), conn.transaction():
+                    # BEGIN and COMMIT as plain statements of the pipeline: psycopg's
+                    # transaction() block costs as much CPU as the statements do
+                    async with conn.pipeline():
+                        await cur.execute("BEGIN")
                         for _plan, op, _factory, _future in started:
                             prepare = (
                                 True if op.prepare and conn.prepare_threshold is not None else None
                             )
                             await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+                        await cur.execute("COMMIT")
                     reusable = True
+                except BaseException:
+                    await _rollback(conn)
+                    raise
                 finally:
                     spare = give_back_cursor(conn, cur, reusable)
                     if spare is not None:
@@ -170,6 +178,17 @@ class GroupCommitDriver(AsyncDriver):
 
 MAX_GROUP = 32
 """At most this many plans share one group commit (each waits for the whole group)."""
+
+
+async def _rollback(conn: psycopg.AsyncConnection[Any]) -> None:
+    """End the group's transaction after a failure (the connection goes back to the pool)."""
+    if conn.closed or conn.broken:
+        return
+    try:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            await conn.execute("ROLLBACK")
+    except psycopg.Error:
+        pass
 
 
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:

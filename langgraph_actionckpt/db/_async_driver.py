@@ -77,8 +77,16 @@ class AsyncDriver:
     async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A connection for one plan (borrowed from the pool or the shared one, locked)."""
         if isinstance(self.conn, AsyncConnectionPool):
-            async with self._gate, self.conn.connection() as conn:
-                yield conn
+            # getconn/putconn, not the pool's connection(): its ``with conn``
+            # block commits on exit, a no-op lock round on our autocommit
+            # connections (a failed plan has rolled back already, and the pool
+            # checks what comes back)
+            async with self._gate:
+                conn = await self.conn.getconn()
+                try:
+                    yield conn
+                finally:
+                    await self.conn.putconn(conn)
         else:
             async with self.lock:
                 conn = self.conn

@@ -24,6 +24,8 @@ import psycopg
 from psycopg.types.json import set_json_dumps, set_json_loads
 from psycopg_pool import AsyncConnectionPool
 
+from langgraph_actionckpt.db import arrays
+
 logger = logging.getLogger("langgraph_actionckpt")
 
 AsyncLock = asyncio.Lock
@@ -57,9 +59,14 @@ def sync_gate(conn: Any) -> AbstractContextManager[Any]:
 
 
 def configure_connection(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> None:
-    """Use orjson for JSONB on this connection (faster, and what the encoder targets)."""
+    """Use orjson for JSONB on this connection (faster, and what the encoder targets).
+
+    Also the typed array parameters of :mod:`~langgraph_actionckpt.db.arrays`
+    (this connection's adapters are its own copy from here on).
+    """
     set_json_loads(orjson.loads, conn)
     set_json_dumps(lambda obj: orjson.dumps(obj).decode(), conn)
+    arrays.register(conn)
 
 
 _CURSOR = "_actionckpt_cursor"

@@ -79,8 +79,16 @@ class SyncDriver:
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
         """A connection for one plan (borrowed from the pool or the shared one, locked)."""
         if isinstance(self.conn, ConnectionPool):
-            with self._gate, self.conn.connection() as conn:
-                yield conn
+            # getconn/putconn, not the pool's connection(): its ``with conn``
+            # block commits on exit, a no-op lock round on our autocommit
+            # connections (a failed plan has rolled back already, and the pool
+            # checks what comes back)
+            with self._gate:
+                conn = self.conn.getconn()
+                try:
+                    yield conn
+                finally:
+                    self.conn.putconn(conn)
         else:
             with self.lock:
                 conn = self.conn

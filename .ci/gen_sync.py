@@ -78,6 +78,7 @@ REPLACEMENTS: dict[str, str] = {
     "afork_at_action": "fork_at_action",
     "aflush_writes": "flush_writes",
     "_aflush_writes_on_tick": "_flush_writes_on_tick",
+    "_awrite_call": "_write_call",
     "aflush": "flush",
     "aembedded_dsn": "embedded_dsn",
     # replay/: the log, the saver and LangChain methods each world calls

@@ -12,8 +12,10 @@ warm-up; ratios are against PostgresSaver for sync savers and AsyncPostgresSaver
 
 a. Per-superstep cost: a chain of 30 trivial nodes, ``invoke`` (``ainvoke`` for async savers)
    on fresh threads with ``durability="sync"`` and ``"async"``; total time / (invokes * 30).
-   ``DurableFloor`` is a reference, not a saver: InMemorySaver plus one durable one-row
-   INSERT per put, the least any durable PostgreSQL checkpointer can cost here.
+   ``DurableFloor`` / ``AsyncDurableFloor`` are references, not savers: InMemorySaver
+   plus one durable one-row INSERT (of the checkpoint's serialized bytes) per put, the
+   least any durable PostgreSQL checkpointer can cost here, in each world; the
+   ``/ floor`` column is ours over the floor of its world.
 b. Storage: one looping node appends one ~1 KB payload per superstep for 300 and 1,000
    supersteps, to an ``operator.add`` list channel and to an ``add_messages`` channel. Bytes
    on disk (``pg_total_relation_size`` over the saver's tables; file size for SQLite) over the
@@ -21,7 +23,8 @@ b. Storage: one looping node appends one ~1 KB payload per superstep for 300 and
 c. Long thread: a looping graph builds a thread of 2,000 checkpoints (a small string appended
    per superstep); then time ``get_tuple`` (latest), ``list(limit=10)`` and a full ``list``.
 d. Concurrency: 64 threads at once on the async savers (``asyncio.gather`` of 64 ``ainvoke``
-   of a 5-node chain on distinct thread ids); supersteps per second.
+   of a 5-node chain on distinct thread ids); supersteps per second, and the share of
+   InMemorySaver's (``/ InMemory``).
 """
 
 from __future__ import annotations
@@ -115,6 +118,8 @@ class Result:
     note: str = ""
     ok: bool = True
     ratio: float | None = None
+    reference: str | None = None  # the row of REFERENCES this one is also compared with
+    ref_ratio: float | None = None
 
     @property
     def median(self) -> float:
@@ -147,6 +152,28 @@ class Report:
             base = index.get((r.scenario, r.baseline, r.metric))
             if base is not None and base.median:
                 r.ratio = r.median / base.median
+            r.reference = reference_of(r.scenario, r.saver)
+            ref = index.get((r.scenario, r.reference or "", r.metric))
+            if ref is not None and ref.median:
+                r.ref_ratio = r.median / ref.median
+
+
+FLOORS = {"ActionSaver": "DurableFloor", "AsyncActionSaver": "AsyncDurableFloor"}
+"""Scenario a: each of our savers against the floor of its own world (issue #14, target a)."""
+
+REFERENCE_COLUMNS = {
+    "a": "/ floor",  # ours / its floor: at most 1.2 is the target
+    "d": "/ InMemory",  # throughput / InMemorySaver's: at least 0.6 is the target
+}
+
+
+def reference_of(scenario: str, saver: str) -> str | None:
+    """The second row a result is compared with (the ``REFERENCE_COLUMNS`` column)."""
+    if scenario == "a":
+        return FLOORS.get(saver)
+    if scenario == "d" and saver != "InMemorySaver (async)":
+        return "InMemorySaver (async)"
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -672,10 +699,18 @@ def fmt_value(value: float, unit: str) -> str:
     return f"{value:g}"
 
 
-def print_table(title: str, results: list[Result]) -> None:
+def print_table(title: str, results: list[Result], scenario: str = "") -> None:
+    ref_column = REFERENCE_COLUMNS.get(scenario)
+    if not any(r.ref_ratio is not None for r in results):
+        ref_column = None
+    explain = {
+        "a": "; / floor = ActionSaver / DurableFloor, AsyncActionSaver / AsyncDurableFloor",
+        "d": "; / InMemory = saver / InMemorySaver (async)",
+    }
     table = Table(
         title=f"{title}\nratio = saver / PostgresSaver (sync savers) or / AsyncPostgresSaver "
-        "(async savers); a saver marked (encrypted): / the same saver unencrypted",
+        "(async savers); a saver marked (encrypted): / the same saver unencrypted"
+        + (explain.get(scenario, "") if ref_column else ""),
         title_justify="left",
     )
     table.add_column("saver")
@@ -683,6 +718,8 @@ def print_table(title: str, results: list[Result]) -> None:
     table.add_column("median", justify="right")
     table.add_column("min..max", justify="right")
     table.add_column("ratio", justify="right")
+    if ref_column:
+        table.add_column(ref_column, justify="right")
     table.add_column("note")
     order = {name: i for i, name in enumerate(SAVERS)}
     metric_order: dict[str, int] = {}
@@ -703,16 +740,19 @@ def print_table(title: str, results: list[Result]) -> None:
             table.add_section()
         previous_metric = r.metric
         if not r.samples:
-            table.add_row(r.saver, r.metric, "-", "-", "-", f"[red]{escape(r.note)}[/red]")
+            dashes = ["-"] * (4 if ref_column else 3)
+            table.add_row(r.saver, r.metric, *dashes, f"[red]{escape(r.note)}[/red]")
             continue
         spread = (
             f"{fmt_value(min(r.samples), r.unit)}..{fmt_value(max(r.samples), r.unit)}"
             if len(r.samples) > 1
             else ""
         )
-        ratio = f"{r.ratio:.2f}" if r.ratio is not None else "-"
+        ratios = [f"{r.ratio:.2f}" if r.ratio is not None else "-"]
+        if ref_column:
+            ratios.append(f"{r.ref_ratio:.2f}" if r.ref_ratio is not None else "-")
         note = escape(r.note) if r.ok else f"[red]{escape(r.note)}[/red]"
-        table.add_row(r.saver, r.metric, fmt_value(r.median, r.unit), spread, ratio, note)
+        table.add_row(r.saver, r.metric, fmt_value(r.median, r.unit), spread, *ratios, note)
     console.print(table)
 
 
@@ -821,7 +861,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in scenarios:
         rows = [r for r in report.results if r.scenario == key]
         if rows:
-            print_table(SCENARIOS[key][0], rows)
+            print_table(SCENARIOS[key][0], rows, key)
     for note in report.notes:
         console.print(f"[yellow]note: {escape(note)}[/yellow]")
 

@@ -236,13 +236,25 @@ def open_postgres(env: BenchEnv) -> Iterator[SaverHandle]:
         )
 
 
+FLOOR_INSERT = "INSERT INTO floor (id, checkpoint) VALUES (%s, %s)"
+
+
+def _stored_checkpoint(saver: InMemorySaver, config: Any) -> tuple[str, bytes]:
+    """The (id, serialized bytes) of the checkpoint ``InMemorySaver.put`` just stored."""
+    conf = config["configurable"]
+    checkpoint_id = conf["checkpoint_id"]
+    stored = saver.storage[conf["thread_id"]][conf.get("checkpoint_ns", "")][checkpoint_id]
+    return checkpoint_id, stored[0][1]
+
+
 class DurableFloorSaver(InMemorySaver):
     """A reference, not a saver: InMemorySaver plus one durable one-row INSERT per put.
 
     What no durable PostgreSQL checkpointer can go below: LangGraph's own cost, its
     hand-off of each put to a background thread, and one round trip that waits
-    for the WAL flush (``synchronous_commit`` on), with nothing serialized or
-    indexed beyond a 40-byte row.
+    for the WAL flush (``synchronous_commit`` on) of a row holding the checkpoint's
+    own serialized bytes (the ones InMemorySaver made), with nothing else
+    serialized or indexed.
     """
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
@@ -251,8 +263,26 @@ class DurableFloorSaver(InMemorySaver):
 
     def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
         out = super().put(config, checkpoint, metadata, new_versions)
-        self.conn.execute("INSERT INTO floor (id) VALUES (%s)", (checkpoint["id"],))
+        self.conn.execute(FLOOR_INSERT, _stored_checkpoint(self, out))
         return out
+
+
+class AsyncDurableFloorSaver(InMemorySaver):
+    """The async twin of :class:`DurableFloorSaver`: InMemorySaver's ``aput`` plus one
+    durable INSERT on a psycopg ``AsyncConnection`` (what an async saver cannot go below).
+    """
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        super().__init__()
+        self.aconn = conn
+
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        out = await super().aput(config, checkpoint, metadata, new_versions)
+        await self.aconn.execute(FLOOR_INSERT, _stored_checkpoint(self, out))
+        return out
+
+
+FLOOR_DDL = "CREATE TABLE floor (id text, checkpoint bytea)"
 
 
 @contextmanager
@@ -261,9 +291,18 @@ def open_durable_floor(env: BenchEnv) -> Iterator[SaverHandle]:
         scratch_database(env) as dsn,
         psycopg.Connection.connect(dsn, autocommit=True) as conn,
     ):
-        conn.execute("CREATE TABLE floor (id text)")
+        conn.execute(FLOOR_DDL)
         saver = DurableFloorSaver(conn)
         yield SaverHandle("DurableFloor", saver, lambda: 0, "not a saver")
+
+
+@asynccontextmanager
+async def open_async_durable_floor(env: BenchEnv) -> AsyncIterator[SaverHandle]:
+    with scratch_database(env) as dsn:
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+            await conn.execute(FLOOR_DDL)
+            saver = AsyncDurableFloorSaver(conn)
+            yield SaverHandle("AsyncDurableFloor", saver, lambda: 0, "not a saver")
 
 
 @asynccontextmanager
@@ -424,6 +463,12 @@ SAVERS: dict[str, SaverSpec] = {
         SaverSpec("AsyncPostgresSaver(pool)", ASYNC_BASELINE, open_async=open_async_postgres_pool),
         SaverSpec(
             "AsyncActionSaver", ASYNC_BASELINE, ours=True, open_async=open_async_action_saver
+        ),
+        SaverSpec(
+            "AsyncDurableFloor",
+            ASYNC_BASELINE,
+            open_async=open_async_durable_floor,
+            scenarios="a",
         ),
         # encryption on (issue #18): the ratio is against the same saver unencrypted
         SaverSpec(

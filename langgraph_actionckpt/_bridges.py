@@ -9,7 +9,8 @@ by construction; the bridges themselves are those of ``_saver_base``.
 
 Reads of a checkpoint wait for the thread's writes in flight, and those writes
 finish even when their caller is cancelled (``SettledWrites``): the decorators
-put that around ``aget_tuple`` and ``aput_writes`` in both savers.
+put that around ``aget_tuple`` and ``aput_writes`` in both savers (in the async
+saver around the part of ``aput_writes`` that writes, ``_awrite_call``).
 """
 
 from __future__ import annotations
@@ -97,9 +98,26 @@ def _noted(method: Method, note: str) -> str:
     return f"{inspect.cleandoc(method.__doc__ or '')}\n\n{note}"
 
 
+def _shielded_call(write: Method) -> Method:
+    """``write`` (``_awrite_call``: the I/O of ``aput_writes``) run to its end."""
+
+    @functools.wraps(write)
+    async def _awrite_call(self: Any, config: Any, call: Any) -> None:
+        await self._shielded(config, write(self, config, call))
+
+    return _awrite_call
+
+
 def _settle(cls: type[S]) -> None:
     cls.aget_tuple = _settled_read(cls.aget_tuple)  # type: ignore[attr-defined]
-    cls.aput_writes = _shielded_write(cls.aput_writes)  # type: ignore[attr-defined]
+    if inspect.iscoroutinefunction(getattr(cls, "_awrite_call", None)):
+        # The async saver: only a call that is written now needs the shield. A
+        # held call (the usual case) is stored in memory before aput_writes
+        # first awaits, so no cancellation can come in between, and it costs
+        # no task and no trip around the event loop.
+        cls._awrite_call = _shielded_call(cls._awrite_call)  # type: ignore[attr-defined]
+    else:
+        cls.aput_writes = _shielded_write(cls.aput_writes)  # type: ignore[attr-defined]
 
 
 def add_async_twins(cls: type, names: Iterable[str], iterators: Iterable[str] = ()) -> None:

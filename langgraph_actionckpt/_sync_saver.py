@@ -57,6 +57,7 @@ from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
 from langgraph_actionckpt.checkpoints.fork import new_fork_id
+from langgraph_actionckpt.checkpoints.pending import WriteCall
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import (
     PlanFactory,
@@ -346,13 +347,17 @@ class SyncSaverBase(SaverCore):
         """
         call = self._prepare_writes(config, writes, task_id, task_path)
         if call is not None:
-            try:
-                self._run_fenced(lambda: self._plan_write_call(call))
-            except Exception as exc:
-                if is_data_error(exc):
-                    size = sum(len(row.blob) for row in call.rows)
-                    raise self._write_refused(config, f"writes ({size} bytes)", exc) from exc
-                raise
+            self._write_call(config, call)
+
+    def _write_call(self, config: RunnableConfig, call: WriteCall) -> None:
+        """Write a call of ``aput_writes`` that is not held (the only part with I/O)."""
+        try:
+            self._run_fenced(lambda: self._plan_write_call(call))
+        except Exception as exc:
+            if is_data_error(exc):
+                size = sum(len(row.blob) for row in call.rows)
+                raise self._write_refused(config, f"writes ({size} bytes)", exc) from exc
+            raise
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""

@@ -7,13 +7,19 @@ the conditional edges routed it). Pure functions: no database, no saver.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+import orjson
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT, TASKS
 
-from langgraph_actionckpt.db.encoding import dumps
+from langgraph_actionckpt.db.encoding import dumps, escape_text
+
+_CANONICAL_UUID = re.compile(
+    "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
 
 
 class NodeAction(NamedTuple):
@@ -62,17 +68,20 @@ def node_actions(
         status = "interrupted"
     else:
         status = "completed"
+    # what db.encoding.dumps makes of this dict (fixed keys, strings escaped, a
+    # small int), without its walk over arbitrary values: this runs per task
     summary = {
-        "channels": [c for c in channels if not c.startswith("branch:")],
-        "routes": [c.split(":", 2)[2] for c in channels if c.startswith("branch:to:")],
-        "sends": sum(1 for c in channels if c == TASKS),
+        "channels": [escape_text(c) for c in channels if not c.startswith("branch:")],
+        "routes": [escape_text(c.split(":", 2)[2]) for c in channels if c.startswith("branch:to:")],
+        "sends": channels.count(TASKS),
     }
     err_json = (
         dumps({"type": type(error).__name__, "message": str(error)}).decode()
         if error is not None
         else None
     )
-    return [NodeAction(f"{task_id}:node", "node", node, status, dumps(summary).decode(), err_json)]
+    output = orjson.dumps(summary).decode()
+    return [NodeAction(f"{task_id}:node", "node", node, status, output, err_json)]
 
 
 def step_after(checkpoint_id: str | None) -> int | None:
@@ -83,9 +92,13 @@ def step_after(checkpoint_id: str | None) -> int | None:
     """
     if not checkpoint_id:
         return None
-    try:
-        seq = uuid.UUID(checkpoint_id).clock_seq
-    except ValueError:
-        return None
+    if _CANONICAL_UUID.fullmatch(checkpoint_id):
+        # the clock_seq field, as uuid.UUID reads it (without making one: this runs per task)
+        seq = int(checkpoint_id[19:23], 16) & 0x3FFF
+    else:
+        try:
+            seq = uuid.UUID(checkpoint_id).clock_seq
+        except ValueError:
+            return None
     step = seq - 0x4000 if seq >= 0x3FF0 else seq
     return step + 1

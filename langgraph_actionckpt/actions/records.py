@@ -22,6 +22,7 @@ from langgraph_actionckpt.actions.batch_rows import seal_columns
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.db.sqlid import Rendered
 from langgraph_actionckpt.errors import ConfigurationError, SerializationError
 
 if TYPE_CHECKING:
@@ -314,7 +315,7 @@ class ActionQueries:
         """Seals ``input``/``output``/``error`` of the rows written, opens those read."""
 
     def q(self, text: str, **parts: sql.Composable) -> sql.Composed:
-        return sql.SQL(text).format(s=self.ident, **parts)
+        return Rendered(sql.SQL(text).format(s=self.ident, **parts))
 
     @cached_property
     def columns(self) -> sql.Composed:

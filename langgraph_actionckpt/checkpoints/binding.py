@@ -7,6 +7,7 @@ from typing import Any
 
 from langgraph_actionckpt.checkpoints.blobs import WRITE_REF_TYPE, BlobRow, write_refers_to
 from langgraph_actionckpt.checkpoints.pending import WriteCall, WriteRow
+from langgraph_actionckpt.db.arrays import ByteaArray, TextArray
 
 # Parameter suffixes of ``Queries.store``, in the order of the row fields they bind.
 _W_PARAMS = ("t", "ns", "c", "task", "path", "idx", "ch", "ty", "b")
@@ -51,7 +52,7 @@ def bind_calls(
     # key -> the (channels, types, blobs) lists already bound for it: one
     # statement cannot touch a key twice, so repeated calls merge here the way
     # the upsert merges them with what is stored
-    bound: dict[tuple[Any, ...], tuple[list[str], list[str], list[bytes]]] = {}
+    bound: dict[tuple[Any, ...], tuple[TextArray, TextArray, ByteaArray]] = {}
     n_w = n_s = 0
     for call in calls:
         groups: list[list[WriteRow]] = [[row] for row in call.rows] if call.special else [call.rows]
@@ -60,9 +61,9 @@ def bind_calls(
                 continue
             first = group[0]
             key = (first.thread_id, first.ns, first.checkpoint_id, first.task_id, first.idx)
-            channels: list[str] = []
-            types: list[str] = []
-            blobs: list[bytes] = []
+            channels = TextArray()  # typed lists: bound without psycopg looking at the items
+            types = TextArray()
+            blobs = ByteaArray()
             for row in group:
                 type_, data = row.type, row.blob
                 delta = deltas.get(row.channel) if deltas and not call.special else None

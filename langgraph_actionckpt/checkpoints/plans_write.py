@@ -32,6 +32,7 @@ from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, WRITE_REF_TYPE, B
 from langgraph_actionckpt.checkpoints.codec import Codec, ListKey, json_text, thread_key
 from langgraph_actionckpt.checkpoints.pending import ActionRow, WriteCall, WriteRow
 from langgraph_actionckpt.checkpoints.sql import Queries
+from langgraph_actionckpt.db.arrays import TextArray
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text, unescape_text
 from langgraph_actionckpt.errors import InFlightActionError
@@ -98,8 +99,8 @@ def plan_put(
     thread_id, ns = thread_key(config)
     values = checkpoint.get("channel_values", {})
     inline: dict[str, Any] = {}
-    channels: list[str] = []
-    versions: list[str] = []
+    channels = TextArray()  # bound as text[] without psycopg looking at the items
+    versions = TextArray()
     rows: list[BlobRow] = []
     lists: list[tuple[ListKey, ListState]] = []
     for channel, version in checkpoint["channel_versions"].items():

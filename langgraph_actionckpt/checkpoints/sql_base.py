@@ -12,6 +12,8 @@ from functools import cached_property
 
 from psycopg import sql
 
+from langgraph_actionckpt.db.sqlid import Rendered
+
 # A pending write that equals the delta its step appended to a list channel is
 # stored as a reference to that delta row (type WRITE_REF, blob = the version):
 # the appended bytes live once. The lateral join runs only for such rows.
@@ -73,7 +75,7 @@ class SchemaSQL:
         string literal): fewer bytes per execute, and the long reads stay under
         psycopg's 4 KB limit for caching a statement's parse.
         """
-        return sql.SQL(_minify(text)).format(s=self.ident, **parts)
+        return Rendered(sql.SQL(_minify(text)).format(s=self.ident, **parts))
 
     @cached_property
     def writes_unnest(self) -> sql.Composed:

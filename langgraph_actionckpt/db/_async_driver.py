@@ -25,17 +25,20 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt.db._driver_base import (
+    KEEPS_ROWS,
     AsyncLock,
     AsyncReconnect,
     Watchdog,
     asleep,
     async_gate,
     configure_connection,
+    give_back_cursor,
     is_connection_lost,
     is_transient,
     logger,
     no_answer,
     pooler_misconfigured,
+    take_cursor,
 )
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
@@ -74,8 +77,16 @@ class AsyncDriver:
     async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A connection for one plan (borrowed from the pool or the shared one, locked)."""
         if isinstance(self.conn, AsyncConnectionPool):
-            async with self._gate, self.conn.connection() as conn:
-                yield conn
+            # getconn/putconn, not the pool's connection(): its ``with conn``
+            # block commits on exit, a no-op lock round on our autocommit
+            # connections (a failed plan has rolled back already, and the pool
+            # checks what comes back)
+            async with self._gate:
+                conn = await self.conn.getconn()
+                try:
+                    yield conn
+                finally:
+                    await self.conn.putconn(conn)
         else:
             async with self.lock:
                 conn = self.conn
@@ -175,14 +186,28 @@ class AsyncDriver:
 
 
 async def _run_ops(conn: psycopg.AsyncConnection[Any], plan: Plan[T], first: Op | None) -> T:
-    async with conn.cursor(binary=True) as cur:
-        result: Any = None if first is None else await run_op(cur, first)
+    cur = take_cursor(conn)
+    reusable = True
+    try:
+        result: Any = None
+        if first is not None:
+            result = await run_op(cur, first)
+            reusable = not (result and first.fetch in KEEPS_ROWS)
         while True:
             try:
                 op = plan.send(result)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
             result = await run_op(cur, op)
+            if result and op.fetch in KEEPS_ROWS:
+                reusable = False
+    except BaseException:
+        reusable = False
+        raise
+    finally:
+        spare = give_back_cursor(conn, cur, reusable)
+        if spare is not None:
+            await spare.close()
 
 
 async def _cleanup(conn: psycopg.AsyncConnection[Any]) -> None:

@@ -9,6 +9,7 @@ same use in both (psycopg keeps its ``_acompat`` module the same way).
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 import os
 import socket
@@ -22,6 +23,8 @@ import orjson
 import psycopg
 from psycopg.types.json import set_json_dumps, set_json_loads
 from psycopg_pool import AsyncConnectionPool
+
+from langgraph_actionckpt.db import arrays
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -56,9 +59,46 @@ def sync_gate(conn: Any) -> AbstractContextManager[Any]:
 
 
 def configure_connection(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> None:
-    """Use orjson for JSONB on this connection (faster, and what the encoder targets)."""
+    """Use orjson for JSONB on this connection (faster, and what the encoder targets).
+
+    Also the typed array parameters of :mod:`~langgraph_actionckpt.db.arrays`
+    (this connection's adapters are its own copy from here on).
+    """
     set_json_loads(orjson.loads, conn)
     set_json_dumps(lambda obj: orjson.dumps(obj).decode(), conn)
+    arrays.register(conn)
+
+
+_CURSOR = "_actionckpt_cursor"
+KEEPS_ROWS = frozenset(("one", "all"))
+"""Op kinds whose rows stay referenced by the cursor (a plan that got rows closes its cursor)."""
+
+
+def take_cursor(conn: Any) -> Any:
+    """The connection's reusable binary cursor, taken out for one plan (made when missing).
+
+    A cursor made per plan costs ~30 us: psycopg looks its dumpers up again
+    for every parameter. A cursor kept on the connection executing the same
+    statement object keeps them. It is taken out while a plan runs, so a
+    nested plan on the same connection gets a cursor of its own.
+    """
+    cur = conn.__dict__.pop(_CURSOR, None)
+    if cur is None or cur.closed:
+        cur = conn.cursor(binary=True)
+    return cur
+
+
+def give_back_cursor(conn: Any, cur: Any, reusable: bool) -> Any:
+    """Keep ``cur`` on ``conn`` for the next plan; returns the cursor to close, if any.
+
+    Not kept after a plan that failed (its state is the failure's) or that
+    got rows back (they would stay in memory until the next plan); a read that
+    found nothing (a new thread's ``get_tuple``) keeps it.
+    """
+    if reusable and not conn.closed and _CURSOR not in conn.__dict__:
+        conn.__dict__[_CURSOR] = cur
+        return None
+    return cur
 
 
 def is_connection_lost(exc: BaseException, conn: Any) -> bool:
@@ -95,46 +135,108 @@ class Watchdog:
     acts while the plan runs (:meth:`stop` is called before the connection is
     given back).
 
+    Every plan is watched, so arming one must cost next to nothing: one timer
+    thread per process (:class:`_Deadlines`) serves all of them, and a plan
+    only pushes its deadline onto a heap (a thread started per plan cost
+    ~0.1 ms of the caller's time and as much of the GIL).
+
     Args:
         conn: The connection the plan runs on.
         timeout: Seconds; ``None`` watches nothing.
     """
 
+    __slots__ = ("_armed", "_done", "_fd", "fired", "timeout")
+
     def __init__(self, conn: Any, timeout: float | None) -> None:
         self.fired = False
         self.timeout = timeout
-        self._lock = threading.Lock()
-        self._done = False
-        self._timer: threading.Timer | None = None
+        self._armed = self._done = False
         if timeout is not None and timeout > 0:
             self._fd = conn.fileno()
-            self._timer = threading.Timer(timeout, self._cut)
-            self._timer.daemon = True
-            self._timer.start()
+            self._armed = True
+            _DEADLINES.add(time.monotonic() + timeout, self)
 
     def _cut(self) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self.fired = True
-            try:  # shutdown acts on the socket itself, so a duplicate descriptor will do
-                sock = socket.socket(fileno=os.dup(self._fd))
-            except OSError:
-                return
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            finally:
-                sock.close()
+        """Called by the timer thread with the deadlines' lock held."""
+        if self._done:
+            return
+        self._done = True
+        self.fired = True
+        try:  # shutdown acts on the socket itself, so a duplicate descriptor will do
+            sock = socket.socket(fileno=os.dup(self._fd))
+        except OSError:
+            return
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        finally:
+            sock.close()
         logger.error("no answer from the database within %ss: connection cut", self.timeout)
 
     def stop(self) -> None:
         """The plan ended: never cut the connection from now on."""
-        with self._lock:
-            self._done = True
-        if self._timer is not None:
-            self._timer.cancel()
+        if self._armed:  # under the lock: a cut under way finishes before this returns
+            _DEADLINES.stop(self)
+
+
+class _Deadlines:
+    """The deadlines of the running plans, and the one thread that enforces them.
+
+    A stopped watchdog stays on the heap until it reaches the top (removed
+    lazily); with one timeout the heap is ordered by arming time, so finished
+    plans leave from the top as new ones arrive. The thread sleeps until the
+    earliest deadline and is woken only when a new deadline comes before the
+    one it sleeps for.
+    """
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition(threading.Lock())
+        self._heap: list[tuple[float, int, Watchdog]] = []
+        self._seq = 0
+        self._wake_at = float("inf")  # when the thread wakes by itself
+        self._thread: threading.Thread | None = None
+
+    def add(self, deadline: float, watch: Watchdog) -> None:
+        with self._cv:
+            heap = self._heap
+            while heap and heap[0][2]._done:
+                heapq.heappop(heap)
+            self._seq += 1
+            heapq.heappush(heap, (deadline, self._seq, watch))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._loop, name="actionckpt-io-watchdog", daemon=True
+                )
+                self._thread.start()
+            elif deadline < self._wake_at:
+                self._cv.notify()
+
+    def stop(self, watch: Watchdog) -> None:
+        with self._cv:  # after this, the thread never cuts ``watch``
+            watch._done = True
+
+    def _loop(self) -> None:
+        with self._cv:
+            while True:
+                heap = self._heap
+                while heap and heap[0][2]._done:
+                    heapq.heappop(heap)
+                if not heap:
+                    self._wake_at = float("inf")
+                    self._cv.wait()
+                    continue
+                deadline, _seq, watch = heap[0]
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._wake_at = deadline
+                    self._cv.wait(left)
+                    continue
+                heapq.heappop(heap)
+                watch._cut()
+
+
+_DEADLINES = _Deadlines()
 
 
 def no_answer(conn: Any, timeout: float | None, error: BaseException) -> Exception:

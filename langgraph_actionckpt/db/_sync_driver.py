@@ -27,10 +27,12 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from langgraph_actionckpt.db._driver_base import (
+    KEEPS_ROWS,
     SyncLock,
     SyncReconnect,
     Watchdog,
     configure_connection,
+    give_back_cursor,
     is_connection_lost,
     is_transient,
     logger,
@@ -38,6 +40,7 @@ from langgraph_actionckpt.db._driver_base import (
     pooler_misconfigured,
     sleep,
     sync_gate,
+    take_cursor,
 )
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
@@ -76,8 +79,16 @@ class SyncDriver:
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
         """A connection for one plan (borrowed from the pool or the shared one, locked)."""
         if isinstance(self.conn, ConnectionPool):
-            with self._gate, self.conn.connection() as conn:
-                yield conn
+            # getconn/putconn, not the pool's connection(): its ``with conn``
+            # block commits on exit, a no-op lock round on our autocommit
+            # connections (a failed plan has rolled back already, and the pool
+            # checks what comes back)
+            with self._gate:
+                conn = self.conn.getconn()
+                try:
+                    yield conn
+                finally:
+                    self.conn.putconn(conn)
         else:
             with self.lock:
                 conn = self.conn
@@ -177,14 +188,28 @@ class SyncDriver:
 
 
 def _run_ops(conn: psycopg.Connection[Any], plan: Plan[T], first: Op | None) -> T:
-    with conn.cursor(binary=True) as cur:
-        result: Any = None if first is None else run_op(cur, first)
+    cur = take_cursor(conn)
+    reusable = True
+    try:
+        result: Any = None
+        if first is not None:
+            result = run_op(cur, first)
+            reusable = not (result and first.fetch in KEEPS_ROWS)
         while True:
             try:
                 op = plan.send(result)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
             result = run_op(cur, op)
+            if result and op.fetch in KEEPS_ROWS:
+                reusable = False
+    except BaseException:
+        reusable = False
+        raise
+    finally:
+        spare = give_back_cursor(conn, cur, reusable)
+        if spare is not None:
+            spare.close()
 
 
 def _cleanup(conn: psycopg.Connection[Any]) -> None:

@@ -13,10 +13,11 @@ import asyncio
 from typing import Any
 
 import psycopg
+from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt.db._async_driver import AsyncDriver
-from langgraph_actionckpt.db._driver_base import logger
+from langgraph_actionckpt.db._driver_base import give_back_cursor, logger, take_cursor
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
 __all__ = ["MAX_GROUP", "GroupCommitDriver"]
@@ -126,15 +127,28 @@ class GroupCommitDriver(AsyncDriver):
         # multi-thread write of this package takes them: no two can deadlock.
         started.sort(key=lambda item: item[1].lock_key)
         try:
-            async with (
-                self.connection() as conn,
-                conn.pipeline(),
-                conn.transaction(),
-                conn.cursor(binary=True) as cur,
-            ):
-                for _plan, op, _factory, _future in started:
-                    prepare = True if op.prepare and conn.prepare_threshold is not None else None
-                    await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+            async with self.connection() as conn:
+                cur = take_cursor(conn)
+                reusable = False
+                try:
+                    # BEGIN and COMMIT as plain statements of the pipeline: psycopg's
+                    # transaction() block costs as much CPU as the statements do
+                    async with conn.pipeline():
+                        await cur.execute("BEGIN")
+                        for _plan, op, _factory, _future in started:
+                            prepare = (
+                                True if op.prepare and conn.prepare_threshold is not None else None
+                            )
+                            await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+                        await cur.execute("COMMIT")
+                    reusable = True
+                except BaseException:
+                    await _rollback(conn)
+                    raise
+                finally:
+                    spare = give_back_cursor(conn, cur, reusable)
+                    if spare is not None:
+                        await spare.close()
         except Exception as exc:  # noqa: BLE001 - retried one by one below
             logger.debug(
                 "group of %d writes failed (%s); writing them one by one", len(started), exc
@@ -164,6 +178,17 @@ class GroupCommitDriver(AsyncDriver):
 
 MAX_GROUP = 32
 """At most this many plans share one group commit (each waits for the whole group)."""
+
+
+async def _rollback(conn: psycopg.AsyncConnection[Any]) -> None:
+    """End the group's transaction after a failure (the connection goes back to the pool)."""
+    if conn.closed or conn.broken:
+        return
+    try:
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            await conn.execute("ROLLBACK")
+    except psycopg.Error:
+        pass
 
 
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:

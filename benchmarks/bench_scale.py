@@ -99,7 +99,6 @@ class Curve:
     unit: str  # "s" or "1/s"
     x: list[int] = field(default_factory=list)
     samples: list[list[float]] = field(default_factory=list)
-    control: list[list[float]] = field(default_factory=list)  # same round, empty schema
 
     @property
     def medians(self) -> list[float]:
@@ -107,7 +106,7 @@ class Curve:
 
     @property
     def ratio(self) -> float:
-        """Largest over smallest median (for a rate: the worst drop, smallest over largest)."""
+        """Largest over smallest median (for a rate too: the best over the worst point)."""
         m = self.medians
         return max(m) / min(m) if m and min(m) > 0 else float("nan")
 
@@ -117,14 +116,6 @@ class Curve:
         smallest time, the highest rate)."""
         m = [max(s) if self.unit == "1/s" else min(s) for s in self.samples]
         return max(m) / min(m) if m and min(m) > 0 else float("nan")
-
-    @property
-    def control_ratio(self) -> float:
-        """The same, after dividing each point by its control (the machine's drift removed)."""
-        if not self.control:
-            return float("nan")
-        m = [a / statistics.median(c) for a, c in zip(self.medians, self.control, strict=True)]
-        return max(m) / min(m)
 
 
 # --------------------------------------------------------------------------------------------
@@ -437,24 +428,19 @@ def print_curve(curve: Curve, xlabel: str) -> None:
     table.add_column(xlabel, justify="right")
     table.add_column("median", justify="right")
     table.add_column("min..max", justify="right")
-    if curve.control:
-        table.add_column("control (empty schema)", justify="right")
-    for x, s, c in zip(curve.x, curve.samples, curve.control or [[]] * len(curve.x), strict=True):
-        row = [f"{x:,}", fmt(statistics.median(s), curve.unit)]
-        row.append(f"{fmt(min(s), curve.unit)}..{fmt(max(s), curve.unit)}")
-        if curve.control:
-            row.append(fmt(statistics.median(c), curve.unit))
-        table.add_row(*row)
+    for x, s in zip(curve.x, curve.samples, strict=True):
+        spread = f"{fmt(min(s), curve.unit)}..{fmt(max(s), curve.unit)}"
+        table.add_row(f"{x:,}", fmt(statistics.median(s), curve.unit), spread)
     console.print(table)
     verdict = "flat" if curve.ratio <= FLAT_TARGET else "NOT FLAT"
-    extra = f"; of the fastest samples: {curve.min_ratio:.2f}x"
-    if curve.control:
-        extra += f"; after dividing by the control: {curve.control_ratio:.2f}x"
-    console.print(f"  largest / smallest median: {curve.ratio:.2f}x ({verdict}){extra}")
+    console.print(
+        f"  largest / smallest median: {curve.ratio:.2f}x ({verdict}); "
+        f"of the fastest samples: {curve.min_ratio:.2f}x"
+    )
 
 
 def plot(curves: Sequence[Curve], xlabel: str, title: str, path: Path) -> None:
-    """One panel per curve (two per row): medians with min..max bars, the control line, and
+    """One panel per curve (two per row): medians with min..max bars and
     the 1.3x band over the best point."""
     import matplotlib
 
@@ -478,9 +464,6 @@ def plot(curves: Sequence[Curve], xlabel: str, title: str, path: Path) -> None:
         ax.errorbar(
             c.x, med, yerr=[lo, hi], marker="o", capsize=3, label="ActionSaver: median, min..max"
         )
-        if c.control:
-            ctl = [statistics.median(s) * scale for s in c.control]
-            ax.plot(c.x, ctl, "--", marker=".", color="grey", label="same round, empty schema")
         band = min(med) * FLAT_TARGET if c.unit != "1/s" else max(med) / FLAT_TARGET
         ax.axhline(band, color="red", linewidth=0.8, linestyle=":", label="1.3x the best median")
         ax.set_xscale("log")
@@ -490,8 +473,6 @@ def plot(curves: Sequence[Curve], xlabel: str, title: str, path: Path) -> None:
         ax.set_xlabel(xlabel)
         ax.set_ylabel(unit)
         ratio = f"largest/smallest: median {c.ratio:.2f}x, fastest sample {c.min_ratio:.2f}x"
-        if c.control:
-            ratio += f", median/control {c.control_ratio:.2f}x"
         ax.set_title(f"{c.name}\n{ratio}", fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
@@ -505,7 +486,7 @@ def plot(curves: Sequence[Curve], xlabel: str, title: str, path: Path) -> None:
 
 def plot_all(result: dict[str, Any], out: Path) -> list[Curve]:
     """Draw the PNGs of a result (as ``scale.json`` holds it); return its curves."""
-    fields = ("name", "unit", "x", "samples", "control")
+    fields = ("name", "unit", "x", "samples")
     curves = [Curve(**{k: c[k] for k in fields}) for c in result["curves"]]
     by_name = {c.name: c for c in curves}
     length = [c for n, c in by_name.items() if n.endswith("thread length")]
@@ -591,7 +572,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "medians": c.medians,
                 "ratio": c.ratio,
                 "min_ratio": c.min_ratio,
-                "control_ratio": c.control_ratio,
             }
             for c in all_curves
         ]

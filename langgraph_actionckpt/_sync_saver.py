@@ -46,11 +46,11 @@ from langgraph_actionckpt._saver_base import (
     pool_options,
 )
 from langgraph_actionckpt.actions import batch_rows
+from langgraph_actionckpt.actions.limits import check_record
 from langgraph_actionckpt.actions.reads import records_to_jsonl
 from langgraph_actionckpt.actions.records import (
     JSON_THRESHOLD,
     ActionRecord,
-    check_record,
     plan_upsert,
 )
 from langgraph_actionckpt.actions.writer import SyncActionWriter

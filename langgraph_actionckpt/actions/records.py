@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
 
-from langgraph_actionckpt._config import LIMITS, check_length
 from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions.batch_rows import seal_columns
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import Rendered
-from langgraph_actionckpt.errors import ConfigurationError, SerializationError
+from langgraph_actionckpt.errors import SerializationError
 
 if TYPE_CHECKING:
     from langgraph_actionckpt.crypto import KeyRing
@@ -458,60 +457,6 @@ class ActionQueries:
             RETURNING action_id
             """
         )
-
-
-_LIMITED = (
-    ("thread_id", "thread id"),
-    ("checkpoint_ns", "checkpoint namespace"),
-    ("checkpoint_id", "checkpoint id"),
-    ("action_id", "action id"),
-    ("task_id", "task id"),
-    ("run_id", "run id"),
-    ("name", "action name"),
-    ("node", "action name"),
-)
-
-
-def check_record(record: ActionRecord) -> ActionRecord:
-    """Refuse a record whose ids or names pass their limits (``_config.LIMITS``), before any SQL.
-
-    A too long key would fail the whole batch of rows it is written with.
-
-    Raises:
-        ConfigurationError: One is too long; the message names it and its size.
-    """
-    # On the caller's path (every queued row): plain ASCII ids, nearly always,
-    # are stored as they are, a byte a character, so their lengths tell.
-    r, lim = record, LIMITS
-    ids = (r.thread_id, r.checkpoint_ns, r.checkpoint_id, r.action_id, r.task_id, r.run_id)
-    try:
-        joined = "".join(filter(None, (*ids, r.name, r.node)))
-    except TypeError:  # not all strings
-        joined = "\x00"
-    if (
-        joined.isascii()
-        and "\x00" not in joined
-        and len(ids[0] or "") <= lim["thread id"]
-        and len(ids[1] or "") <= lim["checkpoint namespace"]
-        and len(ids[2] or "") <= lim["checkpoint id"]
-        and len(ids[3] or "") <= lim["action id"]
-        and len(ids[4] or "") <= lim["task id"]
-        and len(ids[5] or "") <= lim["run id"]
-        and len(r.name or "") <= lim["action name"]
-        and len(r.node or "") <= lim["action name"]
-    ):
-        return record
-    for attr, what in _LIMITED:
-        value = getattr(record, attr)
-        if value is not None:
-            try:
-                check_length(what, _encoding.escape_text(str(value)))
-            except ConfigurationError as exc:
-                raise ConfigurationError(
-                    f"action {str(record.action_id)[:40]!r} of thread "
-                    f"{str(record.thread_id)[:40]!r}: {exc}"
-                ) from None
-    return record
 
 
 def _text(value: str | None) -> str | None:

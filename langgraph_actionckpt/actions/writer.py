@@ -26,7 +26,8 @@ from langgraph_actionckpt.actions._acompat import (
     AsyncBatchWrite,
     AsyncTick,
 )
-from langgraph_actionckpt.actions.records import ActionRecord, check_record
+from langgraph_actionckpt.actions.limits import check_record
+from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.row_queue import merge_records
 from langgraph_actionckpt.actions.writer_async import AsyncWriterCore
 from langgraph_actionckpt.actions.writer_sync import SyncWriterCore

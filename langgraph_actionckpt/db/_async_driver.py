@@ -179,7 +179,7 @@ class AsyncDriver:
                     return await _run_ops(conn, plan, first)
             return await _run_ops(conn, plan, first)
         except BaseException:
-            await _cleanup(conn)
+            await end_failed_transaction(conn)
             raise
         finally:
             plan.close()
@@ -210,7 +210,7 @@ async def _run_ops(conn: psycopg.AsyncConnection[Any], plan: Plan[T], first: Op 
             await spare.close()
 
 
-async def _cleanup(conn: psycopg.AsyncConnection[Any]) -> None:
+async def end_failed_transaction(conn: psycopg.AsyncConnection[Any]) -> None:
     """After a failed plan: end an open transaction (no plan keeps session state)."""
     if conn.closed or conn.broken:
         return

@@ -181,7 +181,7 @@ class SyncDriver:
                     return _run_ops(conn, plan, first)
             return _run_ops(conn, plan, first)
         except BaseException:
-            _cleanup(conn)
+            end_failed_transaction(conn)
             raise
         finally:
             plan.close()
@@ -212,7 +212,7 @@ def _run_ops(conn: psycopg.Connection[Any], plan: Plan[T], first: Op | None) -> 
             spare.close()
 
 
-def _cleanup(conn: psycopg.Connection[Any]) -> None:
+def end_failed_transaction(conn: psycopg.Connection[Any]) -> None:
     """After a failed plan: end an open transaction (no plan keeps session state)."""
     if conn.closed or conn.broken:
         return

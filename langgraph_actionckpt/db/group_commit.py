@@ -13,10 +13,9 @@ import asyncio
 from typing import Any
 
 import psycopg
-from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool
 
-from langgraph_actionckpt.db._async_driver import AsyncDriver
+from langgraph_actionckpt.db._async_driver import AsyncDriver, end_failed_transaction
 from langgraph_actionckpt.db._driver_base import give_back_cursor, logger, take_cursor
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
@@ -143,7 +142,7 @@ class GroupCommitDriver(AsyncDriver):
                         await cur.execute("COMMIT")
                     reusable = True
                 except BaseException:
-                    await _rollback(conn)
+                    await end_failed_transaction(conn)
                     raise
                 finally:
                     spare = give_back_cursor(conn, cur, reusable)
@@ -178,17 +177,6 @@ class GroupCommitDriver(AsyncDriver):
 
 MAX_GROUP = 32
 """At most this many plans share one group commit (each waits for the whole group)."""
-
-
-async def _rollback(conn: psycopg.AsyncConnection[Any]) -> None:
-    """End the group's transaction after a failure (the connection goes back to the pool)."""
-    if conn.closed or conn.broken:
-        return
-    try:
-        if conn.info.transaction_status != TransactionStatus.IDLE:
-            await conn.execute("ROLLBACK")
-    except psycopg.Error:
-        pass
 
 
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:

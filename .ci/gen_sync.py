@@ -32,6 +32,7 @@ PAIRS: list[tuple[str, str]] = [
     ("replay/_async_log.py", "replay/_sync_log.py"),
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
     ("actions/writer_async.py", "actions/writer_sync.py"),
+    ("actions/_async_api.py", "actions/_sync_api.py"),
     ("actions/handler_async.py", "actions/handler_sync.py"),
     ("reuse/_async_io.py", "reuse/_sync_io.py"),
     ("service/_async_remote.py", "service/_sync_remote.py"),
@@ -59,6 +60,7 @@ REPLACEMENTS: dict[str, str] = {
     "async_gate": "sync_gate",
     "_async_driver": "_sync_driver",
     "_async_saver": "_sync_saver",
+    "_async_api": "_sync_api",
     # the saver's API: LangGraph names the async methods a<name>
     "aput": "put",
     "aput_writes": "put_writes",

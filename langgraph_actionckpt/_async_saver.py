@@ -17,7 +17,6 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from datetime import datetime
 from functools import partial
 from typing import Any, Self
 
@@ -44,8 +43,8 @@ from langgraph_actionckpt._saver_base import (
     pool_options,
 )
 from langgraph_actionckpt.actions import batch_rows
+from langgraph_actionckpt.actions._async_api import AsyncActionLogAPI
 from langgraph_actionckpt.actions.limits import check_record
-from langgraph_actionckpt.actions.reads import records_to_jsonl
 from langgraph_actionckpt.actions.records import (
     JSON_THRESHOLD,
     ActionRecord,
@@ -76,7 +75,77 @@ async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
     configure_connection(conn)
 
 
-class AsyncSaverBase(SaverCore):
+class AsyncPlanRunner(SaverCore):
+    """Runs the saver's plans; held writes the database refuses never block the others.
+
+    The I/O half of :class:`AsyncSaverBase`: ``self.driver`` is set by the saver's
+    ``_open``.
+    """
+
+    driver: AsyncDriver
+
+    async def _run(self, factory: PlanFactory[T]) -> T:
+        """Run a plan; held writes the database refuses never block the others.
+
+        Plans store every thread's held writes in one statement before they read
+        (and flushes do). When the fence refuses one thread's (its lease was lost,
+        see ``_refusal``) they are dropped and the plan runs again for the
+        others. When the database refuses one thread's write as data (a key over
+        the index limit, a malformed value), the held writes are stored thread by
+        thread, the refused ones dropped (their thread's next call raises why,
+        see ``_refuse_held``) and the plan runs again.
+        """
+        isolated = False
+        for attempt in (1, 2, 3):
+            try:
+                return await self.driver.run(factory)
+            except psycopg.Error as error:
+                lost = self._refusal(error)
+                if lost is None:
+                    if isolated or not (self._pending and is_data_error(error)):
+                        raise
+                    if not await self._aisolate_held():
+                        raise  # no held write was the cause
+                    isolated = True
+                    continue
+                if attempt == 3:
+                    raise lost from None
+                logger.error("dropped held writes: %s", lost)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _run_fenced(
+        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
+    ) -> T:
+        """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
+        try:
+            if write:
+                return await self.driver.run_write(factory)
+            return await self.driver.run(factory, pipeline=pipeline)
+        except psycopg.Error as error:
+            lost = self._refusal(error)
+            if lost is None:
+                raise
+            raise lost from None
+
+    async def _aisolate_held(self) -> bool:
+        """Store held writes one thread at a time; drop the threads' the database refuses.
+
+        Returns:
+            Whether some thread's held writes were refused.
+        """
+        refused = False
+        for thread_id in self._pending.threads():
+            try:
+                await self.driver.run(partial(self._plan_flush_pending, thread_id))
+            except Exception as exc:
+                if not is_data_error(exc):
+                    raise
+                self._refuse_held(thread_id, exc)
+                refused = True
+        return refused
+
+
+class AsyncSaverBase(AsyncPlanRunner):
     """The constructor and the checkpoint I/O methods of a saver.
 
     The public saver subclasses it (through :class:`AsyncActionLogIO`) and
@@ -220,66 +289,6 @@ class AsyncSaverBase(SaverCore):
             finally:
                 await saver.aclose()
 
-    async def _run(self, factory: PlanFactory[T]) -> T:
-        """Run a plan; held writes the database refuses never block the others.
-
-        Plans store every thread's held writes in one statement before they read
-        (and flushes do). When the fence refuses one thread's (its lease was lost,
-        see ``_refusal``) they are dropped and the plan runs again for the
-        others. When the database refuses one thread's write as data (a key over
-        the index limit, a malformed value), the held writes are stored thread by
-        thread, the refused ones dropped (their thread's next call raises why,
-        see ``_refuse_held``) and the plan runs again.
-        """
-        isolated = False
-        for attempt in (1, 2, 3):
-            try:
-                return await self.driver.run(factory)
-            except psycopg.Error as error:
-                lost = self._refusal(error)
-                if lost is None:
-                    if isolated or not (self._pending and is_data_error(error)):
-                        raise
-                    if not await self._aisolate_held():
-                        raise  # no held write was the cause
-                    isolated = True
-                    continue
-                if attempt == 3:
-                    raise lost from None
-                logger.error("dropped held writes: %s", lost)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _run_fenced(
-        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
-    ) -> T:
-        """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
-        try:
-            if write:
-                return await self.driver.run_write(factory)
-            return await self.driver.run(factory, pipeline=pipeline)
-        except psycopg.Error as error:
-            lost = self._refusal(error)
-            if lost is None:
-                raise
-            raise lost from None
-
-    async def _aisolate_held(self) -> bool:
-        """Store held writes one thread at a time; drop the threads' the database refuses.
-
-        Returns:
-            Whether some thread's held writes were refused.
-        """
-        refused = False
-        for thread_id in self._pending.threads():
-            try:
-                await self.driver.run(partial(self._plan_flush_pending, thread_id))
-            except Exception as exc:
-                if not is_data_error(exc):
-                    raise
-                self._refuse_held(thread_id, exc)
-                refused = True
-        return refused
-
     # ------------------------------------------------------------------ API
 
     async def setup(self) -> None:
@@ -409,63 +418,29 @@ class AsyncSaverBase(SaverCore):
             release_all(self)
 
 
-class AsyncActionLogIO(AsyncSaverBase):
-    """The action log's reads and writes."""
+class AsyncActionLogIO(AsyncSaverBase, AsyncActionLogAPI):
+    """The action log's reads and writes (the public reads: :class:`AsyncActionLogAPI`)."""
 
-    async def alist_actions(
-        self,
-        thread_id: str | None = None,
-        *,
-        action_type: str | Sequence[str] | None = None,
-        status: str | Sequence[str] | None = None,
-        node: str | None = None,
-        since: datetime | int | None = None,
-        run_id: str | None = None,
-        task_id: str | None = None,
-        limit: int | None = None,
+    async def _query_actions(
+        self, thread_id: str | None, filters: dict[str, Any]
     ) -> builtins.list[ActionRecord]:
-        """Actions of a thread (or all threads) in the order they were recorded.
-
-        Args:
-            thread_id: The thread; ``None`` for every thread.
-            action_type: One type or several (``llm_completion``, ``tool_call``...).
-            status: One status or several (``completed``, ``failed``...).
-            node: Only actions taken inside this graph node.
-            since: A datetime (started at or after) or a ``step_index`` (after).
-            run_id: Only actions of this run.
-            task_id: Only actions of this task.
-            limit: At most this many rows.
-        """
-        await self.writer.aflush()  # reads see every row recorded so far
-        filters = dict(
-            action_type=action_type,
-            status=status,
-            node=node,
-            since=since,
-            run_id=run_id,
-            task_id=task_id,
-            limit=limit,
-        )
         rows = await self._run(lambda: self._plan_list_actions(thread_id, **filters))
         if rows:
             self.metrics.observe_actions_read(rows)
         return rows
 
-    async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
-        """One action by its idempotency key, or None."""
-        await self.writer.aflush()
+    async def _query_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
         return await self._run(lambda: self._plan_get_action(thread_id, action_id))
 
-    async def alast_action(
-        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
+    async def _query_last_action(
+        self, thread_id: str, status: str | Sequence[str] | None
     ) -> ActionRecord | None:
-        """The last recorded action of a thread (by default the last completed one)."""
-        await self.writer.aflush()
         return await self._run(lambda: self._plan_last_action(thread_id, status))
 
-    async def aexport_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
-        """A thread's (or one run's) actions as JSON Lines, one action per line."""
-        return records_to_jsonl(await self.alist_actions(thread_id, run_id=run_id))
+    async def _settle_action(
+        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+    ) -> None:
+        await self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
 
     async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder).
@@ -506,32 +481,6 @@ class AsyncActionLogIO(AsyncSaverBase):
             self._merge_next = self._MERGE_AFTER_CONFLICT
             await self._run_fenced(lambda: plan_upsert(q, records, fences), pipeline=pipe)
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
-
-    async def aresolve_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        *,
-        output: Any = None,
-        retry: bool = False,
-        note: str | None = None,
-    ) -> None:
-        """Settle an action whose outcome is unknown (see :class:`InFlightActionError`).
-
-        Args:
-            thread_id: The thread.
-            action_id: The action's idempotency key (from the error).
-            output: The result the action had: it is marked ``completed`` and the
-                resumed run receives this output instead of executing it.
-            retry: Allow one more execution instead (marks it ``failed``).
-            note: Free text stored in ``meta.resolution``.
-
-        Raises:
-            ConfigurationError: Neither or both of ``output`` and ``retry`` given,
-                or no such action.
-        """
-        await self.writer.aflush()
-        await self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
 
     async def afork_at_action(
         self,

@@ -190,12 +190,17 @@ class CallRecorder(TrackedRuns):
         self, documents: Any, run_id: UUID, error: BaseException | None = None
     ) -> ActionRecord | None:
         """The retriever call's row: its documents, or its failure."""
-        rid, run = self._finish(run_id)
-        if run is None:
+        ended = self._end_own_row(run_id, "retriever")
+        if ended is None:
             return None
-        record = self._own_record(run, rid, "retriever")
+        run, record = ended
         record.input = {"query": run.input}
         return self._own_end(run, record, error, list(documents or []))
+
+    def _end_own_row(self, run_id: UUID, kind: str) -> tuple[OpenRun, ActionRecord] | None:
+        """Forget a run at its end and start its row (one the replay layer never writes)."""
+        rid, run = self._finish(run_id)
+        return None if run is None else (run, self._own_record(run, rid, kind))
 
     def _own_end(
         self,

@@ -25,7 +25,7 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 
-from langgraph_actionckpt.actions.reads import records_to_jsonl
+from langgraph_actionckpt.actions._async_api import AsyncActionLogAPI
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.errors import ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
@@ -77,81 +77,42 @@ class AsyncRemoteChannel(RemoteCore):
         await self._call("Handshake", pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION))
 
 
-class AsyncRemoteActionLog(AsyncRemoteChannel):
+class AsyncRemoteActionLog(AsyncRemoteChannel, AsyncActionLogAPI):
     """A remote saver's action log, cold-tier archive and thread lease calls."""
 
-    async def alist_actions(
-        self,
-        thread_id: str | None = None,
-        *,
-        action_type: str | Sequence[str] | None = None,
-        status: str | Sequence[str] | None = None,
-        node: str | None = None,
-        since: datetime | int | None = None,
-        run_id: str | None = None,
-        task_id: str | None = None,
-        limit: int | None = None,
+    async def _query_actions(
+        self, thread_id: str | None, filters: dict[str, Any]
     ) -> builtins.list[ActionRecord]:
-        """Actions of a thread (or all threads) in the order they were recorded.
-
-        The arguments are those of ``ActionSaver.list_actions``.
-        """
-        await self.writer.aflush()  # reads see every row recorded so far
+        since = filters["since"]
         req = pb.ListActionsRequest(
             thread_id=thread_id,
-            action_types=_names(action_type),
-            statuses=_names(status),
-            node=node,
+            action_types=_names(filters["action_type"]),
+            statuses=_names(filters["status"]),
+            node=filters["node"],
             since_step=since if isinstance(since, int) else None,
             since_time=since.isoformat() if isinstance(since, datetime) else None,
-            run_id=run_id,
-            task_id=task_id,
-            limit=limit,
+            run_id=filters["run_id"],
+            task_id=filters["task_id"],
+            limit=filters["limit"],
         )
         res = await self._call("ListActions", req)
         return [record_from_json(r) for r in res.records]
 
-    async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
-        """One action by its idempotency key, or None."""
-        await self.writer.aflush()
+    async def _query_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
         req = pb.GetActionRequest(thread_id=thread_id, action_id=action_id)
         res = await self._call("GetAction", req)
         return record_from_json(res.record) if res.HasField("record") else None
 
-    async def alast_action(
-        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
+    async def _query_last_action(
+        self, thread_id: str, status: str | Sequence[str] | None
     ) -> ActionRecord | None:
-        """The last recorded action of a thread (by default the last completed one)."""
-        await self.writer.aflush()
         req = pb.LastActionRequest(thread_id=thread_id, statuses=_names(status))
         res = await self._call("LastAction", req)
         return record_from_json(res.record) if res.HasField("record") else None
 
-    async def aexport_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
-        """A thread's (or one run's) actions as JSON Lines, one action per line."""
-        return records_to_jsonl(await self.alist_actions(thread_id, run_id=run_id))
-
-    async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
-        """Write action records now, in one call (used by the writer)."""
-        req = pb.RecordActionsRequest(records=[record_to_json(r) for r in records])
-        await self._call("RecordActions", req)
-
-    async def aresolve_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        *,
-        output: Any = None,
-        retry: bool = False,
-        note: str | None = None,
+    async def _settle_action(
+        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
     ) -> None:
-        """Settle an action whose outcome is unknown (see ``ActionSaver.resolve_action``).
-
-        Raises:
-            ServiceError: ``NOT_FOUND`` when there is no such action,
-                ``INVALID_ARGUMENT`` when neither or both of output and retry are given.
-        """
-        await self.writer.aflush()
         req = pb.ResolveActionRequest(
             thread_id=thread_id,
             action_id=action_id,
@@ -160,6 +121,11 @@ class AsyncRemoteActionLog(AsyncRemoteChannel):
             note=note,
         )
         await self._call("ResolveAction", req)
+
+    async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
+        """Write action records now, in one call (used by the writer)."""
+        req = pb.RecordActionsRequest(records=[record_to_json(r) for r in records])
+        await self._call("RecordActions", req)
 
     async def aarchive_thread(self, thread_id: str) -> str | None:
         """Move a thread to the service's cold tier; its URL, or None when it has no rows.

@@ -33,6 +33,7 @@ PAIRS: list[tuple[str, str]] = [
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
     ("actions/writer_async.py", "actions/writer_sync.py"),
     ("actions/_async_api.py", "actions/_sync_api.py"),
+    ("checkpoints/_async_api.py", "checkpoints/_sync_api.py"),
     ("actions/handler_async.py", "actions/handler_sync.py"),
     ("reuse/_async_io.py", "reuse/_sync_io.py"),
     ("service/_async_remote.py", "service/_sync_remote.py"),

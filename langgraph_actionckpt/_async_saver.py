@@ -23,9 +23,6 @@ from typing import Any, Self
 import psycopg
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
     CheckpointTuple,
     DeltaChannelHistory,
 )
@@ -51,6 +48,12 @@ from langgraph_actionckpt.actions.records import (
     plan_upsert,
 )
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
+from langgraph_actionckpt.checkpoints._async_api import (
+    AsyncCheckpointAPI,
+    ListQuery,
+    PutCall,
+    opened,
+)
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
 from langgraph_actionckpt.checkpoints.fork import new_fork_id
@@ -145,7 +148,7 @@ class AsyncPlanRunner(SaverCore):
         return refused
 
 
-class AsyncSaverBase(AsyncPlanRunner):
+class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
     """The constructor and the checkpoint I/O methods of a saver.
 
     The public saver subclasses it (through :class:`AsyncActionLogIO`) and
@@ -282,12 +285,8 @@ class AsyncSaverBase(AsyncPlanRunner):
                 await stack.enter_async_context(pool)
                 saver = cls(pool, **options)
             saver.conninfo = conninfo
-            try:
-                if setup:
-                    await saver.setup()
+            async with opened(saver, setup):
                 yield saver
-            finally:
-                await saver.aclose()
 
     # ------------------------------------------------------------------ API
 
@@ -304,28 +303,16 @@ class AsyncSaverBase(AsyncPlanRunner):
         self.metrics.observe_get()
         return await self._run(lambda: self._plan_get_tuple(config))
 
-    async def alist(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
-        """List checkpoints newest first, fetched in pages with one blob query per page."""
-        for plan in self._plan_list(config, filter, before, limit):
+    async def _list_tuples(self, query: ListQuery) -> AsyncIterator[CheckpointTuple]:
+        # fetched in pages, with one blob query per page
+        for plan in self._plan_list(*query):
             tuples, _more = await self._run(plan)
             for tup in tuples:
                 yield tup
 
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """Store a checkpoint and the channel values that changed (one statement)."""
+    async def _put(self, call: PutCall) -> RunnableConfig:
+        # one statement: the checkpoint, its changed channel values, the held writes
+        config, checkpoint, metadata, new_versions = call
         run = self._run_fenced
         try:
             if isinstance(self.metrics, NullMetrics):
@@ -343,19 +330,11 @@ class AsyncSaverBase(AsyncPlanRunner):
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
+    async def _put_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
     ) -> None:
-        """Store a task's writes and its ``node`` action row.
-
-        Regular writes are held and stored with the thread's next checkpoint (one
-        round trip per superstep); see ``SaverCore._prepare_writes``.
-        """
-        call = self._prepare_writes(config, writes, task_id, task_path)
+        # held writes: see SaverCore._prepare_writes
+        call = self._prepare_writes(config, writes, task_id, path)
         if call is not None:
             await self._awrite_call(config, call)
 

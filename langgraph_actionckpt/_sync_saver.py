@@ -25,9 +25,6 @@ from typing import Any, Self
 import psycopg
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
     CheckpointTuple,
     DeltaChannelHistory,
 )
@@ -53,6 +50,12 @@ from langgraph_actionckpt.actions.records import (
     plan_upsert,
 )
 from langgraph_actionckpt.actions.writer import SyncActionWriter
+from langgraph_actionckpt.checkpoints._sync_api import (
+    ListQuery,
+    PutCall,
+    SyncCheckpointAPI,
+    opened,
+)
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
 from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
 from langgraph_actionckpt.checkpoints.fork import new_fork_id
@@ -147,7 +150,7 @@ class SyncPlanRunner(SaverCore):
         return refused
 
 
-class SyncSaverBase(SyncPlanRunner):
+class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
     """The constructor and the checkpoint I/O methods of a saver.
 
     The public saver subclasses it (through :class:`AsyncActionLogIO`) and
@@ -282,12 +285,8 @@ class SyncSaverBase(SyncPlanRunner):
                 stack.enter_context(pool)
                 saver = cls(pool, **options)
             saver.conninfo = conninfo
-            try:
-                if setup:
-                    saver.setup()
+            with opened(saver, setup):
                 yield saver
-            finally:
-                saver.close()
 
     # ------------------------------------------------------------------ API
 
@@ -304,27 +303,15 @@ class SyncSaverBase(SyncPlanRunner):
         self.metrics.observe_get()
         return self._run(lambda: self._plan_get_tuple(config))
 
-    def list(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> Iterator[CheckpointTuple]:
-        """List checkpoints newest first, fetched in pages with one blob query per page."""
-        for plan in self._plan_list(config, filter, before, limit):
+    def _list_tuples(self, query: ListQuery) -> Iterator[CheckpointTuple]:
+        # fetched in pages, with one blob query per page
+        for plan in self._plan_list(*query):
             tuples, _more = self._run(plan)
             yield from tuples
 
-    def put(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """Store a checkpoint and the channel values that changed (one statement)."""
+    def _put(self, call: PutCall) -> RunnableConfig:
+        # one statement: the checkpoint, its changed channel values, the held writes
+        config, checkpoint, metadata, new_versions = call
         run = self._run_fenced
         try:
             if isinstance(self.metrics, NullMetrics):
@@ -342,19 +329,11 @@ class SyncSaverBase(SyncPlanRunner):
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
-    def put_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
+    def _put_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
     ) -> None:
-        """Store a task's writes and its ``node`` action row.
-
-        Regular writes are held and stored with the thread's next checkpoint (one
-        round trip per superstep); see ``SaverCore._prepare_writes``.
-        """
-        call = self._prepare_writes(config, writes, task_id, task_path)
+        # held writes: see SaverCore._prepare_writes
+        call = self._prepare_writes(config, writes, task_id, path)
         if call is not None:
             self._write_call(config, call)
 

@@ -19,14 +19,17 @@ import grpc
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     WRITES_IDX_MAP,
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
     CheckpointTuple,
 )
 
 from langgraph_actionckpt.actions._async_api import AsyncActionLogAPI
 from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.checkpoints._async_api import (
+    AsyncCheckpointAPI,
+    ListQuery,
+    PutCall,
+    opened,
+)
 from langgraph_actionckpt.errors import ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
@@ -154,7 +157,7 @@ class AsyncRemoteActionLog(AsyncRemoteChannel, AsyncActionLogAPI):
         return bool(res.token)
 
 
-class AsyncRemoteIO(AsyncRemoteActionLog):
+class AsyncRemoteIO(AsyncCheckpointAPI, AsyncRemoteActionLog):
     """The calls of a remote saver (see :class:`RemoteCore` for its arguments).
 
     The checkpoint calls are here; the channel, action log and lease calls in
@@ -174,13 +177,8 @@ class AsyncRemoteIO(AsyncRemoteActionLog):
             setup: Call :meth:`setup` first (checks reachability and the protocol).
             **options: See :class:`RemoteCore` (``tls``, ``timeout``, ``retries``...).
         """
-        saver = cls(target, token=token, **options)
-        try:
-            if setup:
-                await saver.setup()
+        async with opened(cls(target, token=token, **options), setup) as saver:
             yield saver
-        finally:
-            await saver.aclose()
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
@@ -194,15 +192,9 @@ class AsyncRemoteIO(AsyncRemoteActionLog):
         self._durable.mark(tup.config["configurable"]["checkpoint_id"])
         return tup
 
-    async def alist(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
-        """List checkpoints newest first (a server stream)."""
+    async def _list_tuples(self, query: ListQuery) -> AsyncIterator[CheckpointTuple]:
+        # a server stream
+        config, filter, before, limit = query
         await self._flush_held()
         wire = self.wire
         req = pb.ListRequest(
@@ -227,14 +219,9 @@ class AsyncRemoteIO(AsyncRemoteActionLog):
                     continue
                 raise self._error("List", error, config) from None
 
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """Store a checkpoint and the channel values that changed."""
+    async def _put(self, call: PutCall) -> RunnableConfig:
+        # the thread's held writes go in the same call
+        config, checkpoint, metadata, new_versions = call
         wire = self.wire
         req = pb.PutRequest(
             config=wire.config_msg(config),
@@ -255,20 +242,16 @@ class AsyncRemoteIO(AsyncRemoteActionLog):
         self._durable.mark(checkpoint["id"])
         return wire.config(res.config)
 
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
+    async def _put_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
     ) -> None:
-        """Store a task's writes (and its ``node`` action row, made by the service)."""
+        # the node action row is made by the service
         wire = self.wire
         req = pb.PutWritesRequest(
             config=wire.config_msg(config),
             writes=wire.writes_msg(writes),
             task_id=task_id,
-            task_path=task_path,
+            task_path=path,
             run_config=wire.typed(run_config(config)),
             fence=self._fence(config),
         )

@@ -21,14 +21,17 @@ import grpc
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     WRITES_IDX_MAP,
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
     CheckpointTuple,
 )
 
 from langgraph_actionckpt.actions._sync_api import SyncActionLogAPI
 from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.checkpoints._sync_api import (
+    ListQuery,
+    PutCall,
+    SyncCheckpointAPI,
+    opened,
+)
 from langgraph_actionckpt.errors import ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
@@ -156,7 +159,7 @@ class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
         return bool(res.token)
 
 
-class SyncRemoteIO(SyncRemoteActionLog):
+class SyncRemoteIO(SyncCheckpointAPI, SyncRemoteActionLog):
     """The calls of a remote saver (see :class:`RemoteCore` for its arguments).
 
     The checkpoint calls are here; the channel, action log and lease calls in
@@ -176,13 +179,8 @@ class SyncRemoteIO(SyncRemoteActionLog):
             setup: Call :meth:`setup` first (checks reachability and the protocol).
             **options: See :class:`RemoteCore` (``tls``, ``timeout``, ``retries``...).
         """
-        saver = cls(target, token=token, **options)
-        try:
-            if setup:
-                saver.setup()
+        with opened(cls(target, token=token, **options), setup) as saver:
             yield saver
-        finally:
-            saver.close()
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
@@ -196,15 +194,9 @@ class SyncRemoteIO(SyncRemoteActionLog):
         self._durable.mark(tup.config["configurable"]["checkpoint_id"])
         return tup
 
-    def list(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> Iterator[CheckpointTuple]:
-        """List checkpoints newest first (a server stream)."""
+    def _list_tuples(self, query: ListQuery) -> Iterator[CheckpointTuple]:
+        # a server stream
+        config, filter, before, limit = query
         self._flush_held()
         wire = self.wire
         req = pb.ListRequest(
@@ -229,14 +221,9 @@ class SyncRemoteIO(SyncRemoteActionLog):
                     continue
                 raise self._error("List", error, config) from None
 
-    def put(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """Store a checkpoint and the channel values that changed."""
+    def _put(self, call: PutCall) -> RunnableConfig:
+        # the thread's held writes go in the same call
+        config, checkpoint, metadata, new_versions = call
         wire = self.wire
         req = pb.PutRequest(
             config=wire.config_msg(config),
@@ -257,20 +244,16 @@ class SyncRemoteIO(SyncRemoteActionLog):
         self._durable.mark(checkpoint["id"])
         return wire.config(res.config)
 
-    def put_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
+    def _put_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
     ) -> None:
-        """Store a task's writes (and its ``node`` action row, made by the service)."""
+        # the node action row is made by the service
         wire = self.wire
         req = pb.PutWritesRequest(
             config=wire.config_msg(config),
             writes=wire.writes_msg(writes),
             task_id=task_id,
-            task_path=task_path,
+            task_path=path,
             run_config=wire.typed(run_config(config)),
             fence=self._fence(config),
         )

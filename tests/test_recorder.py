@@ -118,9 +118,9 @@ def test_llm_row_of_its_own_with_usage_ttft_and_parent() -> None:
     )
     assert pending_llm_run.get() == str(rid)
     rec.llm_token(rid)
-    first = rec._runs[str(rid)].first_token
+    first = rec._runs[rid].first_token
     rec.llm_token(rid)  # only the first token counts
-    assert rec._runs[str(rid)].first_token == first
+    assert rec._runs[rid].first_token == first
     message = AIMessage(
         "hello",
         usage_metadata={"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
@@ -219,7 +219,7 @@ def test_retriever_rows_and_runs_outside_a_thread() -> None:
     # no thread: nothing is recorded, and the run is still forgotten
     rid = uuid.uuid4()
     rec.tool_start(Callback(None, rid, None, {}, {"name": "t"}), "x", None)
-    assert rec.tool_end("y", rid) is None and str(rid) not in rec._runs
+    assert rec.tool_end("y", rid) is None and rid not in rec._runs
 
 
 def test_root_thread_and_lease_bookkeeping() -> None:

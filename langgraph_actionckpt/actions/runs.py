@@ -25,15 +25,28 @@ def opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+_NS_PARTS: dict[str, tuple[str, str | None, str | None]] = {}
+_NS_PARTS_MAX = 4096
+
+
 def ns_parts(metadata: dict[str, Any]) -> tuple[str, str | None, str | None]:
     """(graph ns, task id, node name of the ns's last segment) of a run's metadata."""
-    ns = str(metadata.get("langgraph_checkpoint_ns") or "")
+    ns = metadata.get("langgraph_checkpoint_ns")
     if not ns:
         return "", None, None
+    # every run of a task has the task's namespace: split each one once
+    parts = _NS_PARTS.get(ns) if type(ns) is str else None
+    if parts is not None:
+        return parts
+    ns = str(ns)
     last = ns.rsplit("|", 1)[-1]
     node, _, task_id = last.partition(":")
     graph_ns = ns.rsplit("|", 1)[0] if "|" in ns else ""
-    return graph_ns, task_id or None, node or None
+    parts = graph_ns, task_id or None, node or None
+    if len(_NS_PARTS) >= _NS_PARTS_MAX:
+        _NS_PARTS.clear()
+    _NS_PARTS[ns] = parts
+    return parts
 
 
 def response_message(response: LLMResult) -> BaseMessage | None:
@@ -120,7 +133,8 @@ class OpenRun:
 
     Attributes:
         kind: ``chain``, ``llm``, ``tool`` or ``retriever``.
-        parent: The LangChain run id of the parent run.
+        parent: The LangChain run id of the parent run (as LangChain gave it).
+        rid: The run's LangChain id as text.
         metadata: The run's metadata (LangGraph puts thread, node, step, ns there).
         name: The name the row gets (node, model, tool, retriever).
         input: What the start callback passed (prompts, tool input, query).
@@ -148,6 +162,7 @@ class OpenRun:
         "name",
         "ns_node",
         "parent",
+        "rid",
         "span",
         "t0",
         "task_id",
@@ -163,8 +178,8 @@ class OpenRun:
         meta: dict[str, Any] | None = None,
     ) -> None:
         self.kind = kind
-        parent = call.parent_run_id
-        self.parent = None if parent is None else str(parent)
+        self.rid = str(call.run_id)
+        self.parent = call.parent_run_id
         self.metadata = metadata = call.metadata or {}
         self.name = name
         self.input = input

@@ -220,7 +220,8 @@ class CallRecorder(TrackedRuns):
         else:
             record.output = output
             record.status = "failed" if failed else "completed"
-        self._observed(run, record.status, record, error)
+        if run.span is not None:  # followed by the observer (tracing)
+            self._observed(run, record.status, record, error)
         return record
 
 

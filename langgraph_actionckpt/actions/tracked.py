@@ -71,7 +71,10 @@ class TrackedRuns:
         return None
 
     def _record(self, run: OpenRun, run_id: str, kind: str, action_id: str) -> ActionRecord:
-        return run.record(run_id, kind, action_id, self._parent_action(run.parent))
+        parent = run.parent
+        return run.record(
+            run_id, kind, action_id, None if parent is None else self._parent_action(parent)
+        )
 
     def _own_record(self, run: OpenRun, run_id: str, kind: str) -> ActionRecord:
         """A row the replay layer did not write: not replayable, timed by the callbacks."""

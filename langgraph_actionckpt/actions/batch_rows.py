@@ -97,11 +97,8 @@ def json_row(r: ActionRecord) -> list[Any]:
         err = to_jsonable(err)
     if meta is not None:
         meta = to_jsonable(meta)
+    # x - x is 0 for a finite x: only NaN and the infinities go through _f
     lat, ttft = r.latency_ms, r.ttft_ms
-    if lat is not None and lat - lat != 0:  # NaN or infinite (x - x is 0 for finite x)
-        lat = _f(lat)
-    if ttft is not None and ttft - ttft != 0:
-        ttft = _f(ttft)
     return [
         t[0],
         t[1],
@@ -130,8 +127,8 @@ def json_row(r: ActionRecord) -> list[Any]:
         r.total_tokens,
         r.cached_tokens,
         r.reasoning_tokens,
-        lat,
-        ttft,
+        lat if lat is None or lat - lat == 0 else _f(lat),
+        ttft if ttft is None or ttft - ttft == 0 else _f(ttft),
         t[14],
         t[15],
         meta,

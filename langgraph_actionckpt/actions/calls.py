@@ -175,9 +175,7 @@ class CallRecorder(TrackedRuns):
         record.meta = run.meta
         # (a str result first: the isinstance check of a pydantic class costs more)
         failed = (
-            type(output) is not str
-            and isinstance(output, ToolMessage)
-            and output.status == "error"
+            type(output) is not str and isinstance(output, ToolMessage) and output.status == "error"
         )
         return self._own_end(run, record, error, output, failed)
 

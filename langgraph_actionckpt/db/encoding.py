@@ -141,9 +141,7 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     elif cls is list and _depth < 200:
         d = _depth + 1
         return [
-            v
-            if type(v) is str and v.isascii() and "\x00" not in v
-            else to_jsonable(v, _depth=d)
+            v if type(v) is str and v.isascii() and "\x00" not in v else to_jsonable(v, _depth=d)
             for v in value
         ]
     if value is None or isinstance(value, bool):

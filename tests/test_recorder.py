@@ -118,9 +118,9 @@ def test_llm_row_of_its_own_with_usage_ttft_and_parent() -> None:
     )
     assert pending_llm_run.get() == str(rid)
     rec.llm_token(rid)
-    first = rec._runs[str(rid)].first_token
+    first = rec._runs[rid].first_token
     rec.llm_token(rid)  # only the first token counts
-    assert rec._runs[str(rid)].first_token == first
+    assert rec._runs[rid].first_token == first
     message = AIMessage(
         "hello",
         usage_metadata={"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
@@ -219,7 +219,7 @@ def test_retriever_rows_and_runs_outside_a_thread() -> None:
     # no thread: nothing is recorded, and the run is still forgotten
     rid = uuid.uuid4()
     rec.tool_start(Callback(None, rid, None, {}, {"name": "t"}), "x", None)
-    assert rec.tool_end("y", rid) is None and str(rid) not in rec._runs
+    assert rec.tool_end("y", rid) is None and rid not in rec._runs
 
 
 def test_root_thread_and_lease_bookkeeping() -> None:
@@ -263,3 +263,34 @@ def test_callback_bundles_the_start_keywords() -> None:
     assert call.name() == "n" and Callback.of({"name": "s"}, {"run_id": rid}).name() == "s"
     bare = Callback.of(None, {"run_id": rid})
     assert (bare.parent_run_id, bare.metadata, bare.name("tool")) == (None, None, "tool")
+
+
+def test_open_run_record_fills_the_fields_it_names() -> None:
+    """``OpenRun.record`` builds the row positionally (the caller's path): field by field."""
+    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.runs import OpenRun
+
+    parent = uuid.uuid4()
+    meta = node_meta(node="tools", agent_id="a1")
+    meta["langgraph_checkpoint_ns"] = f"outer:{TASK}|tools:{TASK}"
+    run = OpenRun("tool", Callback(None, uuid.uuid4(), parent, meta, {}), "search")
+    expected = ActionRecord(
+        thread_id="t1",
+        action_id="act",
+        action_type="tool_call",
+        name="search",
+        status="running",
+        run_id="run-1",
+        checkpoint_ns=f"outer:{TASK}",
+        task_id=TASK,
+        node="tools",
+        agent_id="a1",
+        step=2,
+        parent_action_id="up",
+        lc_run_id="lc",
+    )
+    assert run.record("lc", "tool_call", "act", "up") == expected
+    bare = OpenRun("tool", Callback(None, uuid.uuid4(), None, None, {}), None)
+    assert bare.record("lc", "tool_call", "act", None) == ActionRecord(
+        thread_id="", action_id="act", action_type="tool_call", agent_id="root", lc_run_id="lc"
+    )

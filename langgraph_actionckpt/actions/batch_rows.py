@@ -86,6 +86,19 @@ def json_row(r: ActionRecord) -> list[Any]:
         joined = "\x00"
     if not joined.isascii() or "\x00" in joined:
         t = tuple(None if v is None else escape_text(v) for v in t)
+    # The JSON columns: a plain ASCII string (a tool's result, often) is its own
+    # JSON value; anything else goes through to_jsonable.
+    inp, out, err, meta = r.input, r.output, r.error, r.meta
+    if inp is not None:
+        inp = to_jsonable(inp)
+    if out is not None and (type(out) is not str or not out.isascii() or "\x00" in out):
+        out = to_jsonable(out)
+    if err is not None:
+        err = to_jsonable(err)
+    if meta is not None:
+        meta = to_jsonable(meta)
+    # x - x is 0 for a finite x: only NaN and the infinities go through _f
+    lat, ttft = r.latency_ms, r.ttft_ms
     return [
         t[0],
         t[1],
@@ -104,9 +117,9 @@ def json_row(r: ActionRecord) -> list[Any]:
         r.replayable,
         r.replayed,
         t[11],
-        None if r.input is None else to_jsonable(r.input),
-        None if r.output is None else to_jsonable(r.output),
-        None if r.error is None else to_jsonable(r.error),
+        inp,
+        out,
+        err,
         t[12],
         t[13],
         r.input_tokens,
@@ -114,11 +127,11 @@ def json_row(r: ActionRecord) -> list[Any]:
         r.total_tokens,
         r.cached_tokens,
         r.reasoning_tokens,
-        _f(r.latency_ms),
-        _f(r.ttft_ms),
+        lat if lat is None or lat - lat == 0 else _f(lat),
+        ttft if ttft is None or ttft - ttft == 0 else _f(ttft),
         t[14],
         t[15],
-        None if r.meta is None else to_jsonable(r.meta),
+        meta,
         r.started_at,
         r.completed_at,
         t[16],

@@ -47,8 +47,8 @@ class CallRecorder(TrackedRuns):
             call.serialized, call.metadata or {}, params, call.extra.get("name")
         )
         run = OpenRun("llm", call, name=model, input=prompts, meta=call_meta)
-        rid = str(call.run_id)
-        self._runs[rid] = run
+        rid = run.rid
+        self._runs[call.run_id] = run
         if self._observing:
             provider = call_meta.get("provider")
             self._observe(
@@ -63,7 +63,7 @@ class CallRecorder(TrackedRuns):
 
     def llm_token(self, run_id: UUID) -> None:
         """Note the time of the first streamed token."""
-        run = self._runs.get(str(run_id))
+        run = self._runs.get(run_id)
         if run is not None and run.first_token is None:
             run.first_token = time.perf_counter()
 
@@ -132,7 +132,6 @@ class CallRecorder(TrackedRuns):
 
     def tool_start(self, call: Callback, input_str: str, inputs: dict[str, Any] | None) -> None:
         """Note a tool call (joined to the replay layer's row when it wrote one)."""
-        rid = str(call.run_id)
         tool_name = str(call.name("tool"))
         tool_call_id = call.extra.get("tool_call_id")
         run = OpenRun(
@@ -142,10 +141,10 @@ class CallRecorder(TrackedRuns):
             input=inputs if inputs is not None else input_str,
             meta={"tool_call_id": tool_call_id} if tool_call_id else None,
         )
-        joined = run_registry.get(rid)
+        joined = run_registry.get(run.rid)
         if joined is not None:
             run.action_id = joined[1]
-        self._runs[rid] = run
+        self._runs[call.run_id] = run
         if self._observing:
             call_id = None if tool_call_id is None else str(tool_call_id)
             self._observe(run, "tool", tool_name, tool_call_id=call_id)
@@ -174,7 +173,10 @@ class CallRecorder(TrackedRuns):
         record = self._own_record(run, rid, "tool_call")
         record.input = run.input
         record.meta = run.meta
-        failed = isinstance(output, ToolMessage) and output.status == "error"
+        # (a str result first: the isinstance check of a pydantic class costs more)
+        failed = (
+            type(output) is not str and isinstance(output, ToolMessage) and output.status == "error"
+        )
         return self._own_end(run, record, error, output, failed)
 
     # ------------------------------------------------------------- retrievers
@@ -183,7 +185,7 @@ class CallRecorder(TrackedRuns):
         """Note a retriever call."""
         rname = str(call.name("retriever"))
         run = OpenRun("retriever", call, rname, query)
-        self._runs[str(call.run_id)] = run
+        self._runs[call.run_id] = run
         self._observe(run, "retriever", rname)
 
     def retriever_end(
@@ -216,7 +218,8 @@ class CallRecorder(TrackedRuns):
         else:
             record.output = output
             record.status = "failed" if failed else "completed"
-        self._observed(run, record.status, record, error)
+        if run.span is not None:  # followed by the observer (tracing)
+            self._observed(run, record.status, record, error)
         return record
 
 

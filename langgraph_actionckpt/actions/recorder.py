@@ -72,10 +72,10 @@ class ActionRecorder(CallRecorder):
 
     def chain_start(self, call: Callback, inputs: Any) -> ActionRecord | None:
         """Note a chain; when it is a LangGraph node, its ``running`` node row."""
-        rid = str(call.run_id)
         run_name = call.name()
         run = OpenRun("chain", call, run_name)
-        self._runs[rid] = run
+        rid = run.rid
+        self._runs[call.run_id] = run
         task_id = run.task_id
         if (
             task_id is None
@@ -105,7 +105,7 @@ class ActionRecorder(CallRecorder):
 
     def chain_end(self, run_id: UUID) -> None:
         """Forget a chain that ended (the saver completes node rows)."""
-        run = self._runs.pop(str(run_id), None)
+        run = self._runs.pop(run_id, None)
         if run is not None and run.span is not None:
             self._observed(run, "completed", None)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
@@ -514,6 +515,8 @@ def write_row(r: ActionRecord) -> tuple[Any, ...]:
     )
 
 
+_THREAD_ID = operator.attrgetter("thread_id")
+
 JSON_THRESHOLD = 32
 """Batches at least this large go as one JSON array (``batch_rows``), not parallel arrays."""
 
@@ -548,7 +551,7 @@ def plan_upsert(
     # Threads in ascending order, each thread's rows in arrival order (that order
     # numbers them: step_index); every multi-thread write of this package locks
     # rows in this order, so none can deadlock with another.
-    ordered = sorted(records, key=lambda r: r.thread_id)
+    ordered = sorted(records, key=_THREAD_ID)
     if len(ordered) < JSON_THRESHOLD:
         yield _arrays_op(q, ordered, fence)
         return

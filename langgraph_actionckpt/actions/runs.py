@@ -25,15 +25,28 @@ def opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+_NS_PARTS: dict[str, tuple[str, str | None, str | None]] = {}
+_NS_PARTS_MAX = 4096
+
+
 def ns_parts(metadata: dict[str, Any]) -> tuple[str, str | None, str | None]:
     """(graph ns, task id, node name of the ns's last segment) of a run's metadata."""
-    ns = str(metadata.get("langgraph_checkpoint_ns") or "")
+    ns = metadata.get("langgraph_checkpoint_ns")
     if not ns:
         return "", None, None
+    # every run of a task has the task's namespace: split each one once
+    parts = _NS_PARTS.get(ns) if type(ns) is str else None
+    if parts is not None:
+        return parts
+    ns = str(ns)
     last = ns.rsplit("|", 1)[-1]
     node, _, task_id = last.partition(":")
     graph_ns = ns.rsplit("|", 1)[0] if "|" in ns else ""
-    return graph_ns, task_id or None, node or None
+    parts = graph_ns, task_id or None, node or None
+    if len(_NS_PARTS) >= _NS_PARTS_MAX:
+        _NS_PARTS.clear()
+    _NS_PARTS[ns] = parts
+    return parts
 
 
 def response_message(response: LLMResult) -> BaseMessage | None:
@@ -120,7 +133,8 @@ class OpenRun:
 
     Attributes:
         kind: ``chain``, ``llm``, ``tool`` or ``retriever``.
-        parent: The LangChain run id of the parent run.
+        parent: The LangChain run id of the parent run (as LangChain gave it).
+        rid: The run's LangChain id as text.
         metadata: The run's metadata (LangGraph puts thread, node, step, ns there).
         name: The name the row gets (node, model, tool, retriever).
         input: What the start callback passed (prompts, tool input, query).
@@ -148,6 +162,7 @@ class OpenRun:
         "name",
         "ns_node",
         "parent",
+        "rid",
         "span",
         "t0",
         "task_id",
@@ -163,8 +178,8 @@ class OpenRun:
         meta: dict[str, Any] | None = None,
     ) -> None:
         self.kind = kind
-        parent = call.parent_run_id
-        self.parent = None if parent is None else str(parent)
+        self.rid = str(call.run_id)
+        self.parent = call.parent_run_id
         self.metadata = metadata = call.metadata or {}
         self.name = name
         self.input = input
@@ -189,19 +204,26 @@ class OpenRun:
         self, run_id: str, kind: str, action_id: str, parent_action_id: str | None
     ) -> ActionRecord:
         """A row for this run with the fields every kind shares."""
-        graph_ns = self.graph_ns
-        step = self.metadata.get("langgraph_step")
-        return ActionRecord(
-            thread_id=self.thread_id or "",
-            action_id=action_id,
-            action_type=kind,
-            name=self.name,
-            checkpoint_ns=graph_ns,
-            task_id=self.task_id,
-            node=self.metadata.get("langgraph_node"),
-            agent_id=agent_id_for(graph_ns, self.metadata),
-            step=step if isinstance(step, int) else None,
-            run_id=opt_str(self.metadata.get("run_id")),
-            parent_action_id=parent_action_id,
-            lc_run_id=run_id,
+        graph_ns, metadata = self.graph_ns, self.metadata
+        step = metadata.get("langgraph_step")
+        run = metadata.get("run_id")
+        # Positional, in field order (test_recorder checks it): keywords cost this
+        # 38-field __init__ about twice as much, on the graph's path.
+        record = ActionRecord(
+            self.thread_id or "",  # thread_id
+            action_id,
+            kind,  # action_type
+            self.name,
+            "running",  # status
+            None,  # step_index
+            None if run is None else str(run),  # run_id
+            graph_ns,  # checkpoint_ns
+            None,  # checkpoint_id
+            self.task_id,
+            metadata.get("langgraph_node"),  # node
+            agent_id_for(graph_ns, metadata),
+            step if isinstance(step, int) else None,  # step
         )
+        record.parent_action_id = parent_action_id
+        record.lc_run_id = run_id
+        return record

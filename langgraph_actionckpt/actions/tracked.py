@@ -54,9 +54,10 @@ class TrackedRuns:
     def __init__(self, observer: ActionObserver | None = None) -> None:
         self.observer: ActionObserver = observer or NULL_OBSERVER
         self._observing = not isinstance(self.observer, NullObserver)
-        self._runs: dict[str, OpenRun] = {}
+        # Keyed by LangChain's run id as given (a UUID): its text is made once per run
+        self._runs: dict[Any, OpenRun] = {}
 
-    def _parent_action(self, parent: str | None) -> str | None:
+    def _parent_action(self, parent: Any) -> str | None:
         """The action id of the nearest ancestor run that has one."""
         seen = 0
         while parent is not None and seen < _MAX_PARENT_HOPS:
@@ -70,7 +71,10 @@ class TrackedRuns:
         return None
 
     def _record(self, run: OpenRun, run_id: str, kind: str, action_id: str) -> ActionRecord:
-        return run.record(run_id, kind, action_id, self._parent_action(run.parent))
+        parent = run.parent
+        return run.record(
+            run_id, kind, action_id, None if parent is None else self._parent_action(parent)
+        )
 
     def _own_record(self, run: OpenRun, run_id: str, kind: str) -> ActionRecord:
         """A row the replay layer did not write: not replayable, timed by the callbacks."""
@@ -83,9 +87,10 @@ class TrackedRuns:
 
     def _finish(self, run_id: UUID) -> tuple[str, OpenRun | None]:
         """Forget a run at its end; the run only if it belongs to a thread."""
-        rid = str(run_id)
-        run = self._runs.pop(rid, None)
-        return rid, (None if run is None or run.thread_id is None else run)
+        run = self._runs.pop(run_id, None)
+        if run is None:
+            return str(run_id), None
+        return run.rid, (None if run.thread_id is None else run)
 
     def _observe(self, run: OpenRun, kind: str, name: str, **extra: Any) -> None:
         """Tell the observer a run of a thread started (it may start a span)."""

@@ -60,7 +60,8 @@ class LeaseFencing:
         """:meth:`_fences` of the threads of action records (their ids are not escaped yet)."""
         if self.leases is None:
             return {}
-        return self._fences({escape_text(r.thread_id) for r in records})
+        # a batch holds a few threads' rows: escape each thread id once
+        return self._fences({escape_text(t) for t in {r.thread_id for r in records}})
 
     def _refusal(self, error: BaseException) -> LeaseLostError | None:
         """The typed error for a write the fence refused (None for any other error).

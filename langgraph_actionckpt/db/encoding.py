@@ -118,17 +118,32 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     cls = type(value)
     if cls is str:
         return _escape_str(value)
-    if cls is dict:
-        for k in value:
-            if type(k) is not str:
-                break
-        else:
-            d = _depth + 1
-            encoded = {_escape_str(k): to_jsonable(v, _depth=d) for k, v in value.items()}
-            return {TAG: "dict", "v": encoded} if TAG in value else encoded
-    elif cls is list:
+    if cls is dict and _depth < 200:
+        # Plain ASCII strings (no NUL), None and bools are stored as they are:
+        # handled inline, they cost no call (a tool's input is such a dict).
+        # (At the depth limit the general path below gives what the limit says.)
         d = _depth + 1
-        return [to_jsonable(v, _depth=d) for v in value]
+        encoded: dict[str, Any] = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                break  # the general path below
+            if not k.isascii() or "\x00" in k:
+                k = _escape_str(k)
+            cv = type(v)
+            if cv is str:
+                if not v.isascii() or "\x00" in v:
+                    v = _escape_str(v)
+            elif v is not None and cv is not bool:
+                v = to_jsonable(v, _depth=d)
+            encoded[k] = v
+        else:
+            return {TAG: "dict", "v": encoded} if TAG in value else encoded
+    elif cls is list and _depth < 200:
+        d = _depth + 1
+        return [
+            v if type(v) is str and v.isascii() and "\x00" not in v else to_jsonable(v, _depth=d)
+            for v in value
+        ]
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, str):

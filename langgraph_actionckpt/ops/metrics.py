@@ -261,8 +261,14 @@ class Metrics:
         self, records: Iterable[ActionRecord], seconds: float | None = None
     ) -> None:
         """Count written action rows; ``seconds`` (the write's duration) feeds the histogram."""
+        # one labelled increment per (type, status), not per row: a flush writes
+        # hundreds of rows of a few kinds, and each labels() call takes a lock
+        counts: dict[tuple[str, str], int] = {}
         for r in records:
-            self.actions_written.labels(r.action_type, r.status).inc()
+            key = (r.action_type, r.status)
+            counts[key] = counts.get(key, 0) + 1
+        for (action_type, status), n in counts.items():
+            self.actions_written.labels(action_type, status).inc(n)
         if seconds is not None:
             self.write_latency.observe(seconds)
 

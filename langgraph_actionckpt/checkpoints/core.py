@@ -184,7 +184,10 @@ class SaverCore(HeldWrites, InPlaceAllowlist):
     # Reads first write any held writes, so they see every write and node row.
 
     def _plan_get_tuple(self, config: RunnableConfig) -> Plan[CheckpointTuple | None]:
-        yield from self._plan_flush_pending()
+        # only its own thread's: it reads nothing else, and with many graphs
+        # running at once (each starts with this read) the others' held writes
+        # would leave their checkpoints' statements for one of their own
+        yield from self._plan_flush_pending(thread_key(config)[0])
         loaded = yield from plan_get_tuple(self.queries, self.codec, config)
         if loaded is None:
             return None

@@ -3,9 +3,9 @@
 Regular writes of a finished task are only needed to resume the step they
 belong to, so they are held in memory and stored by the same statement as the
 thread's next checkpoint (or by the writer's flush within one and a half
-``writer_interval``, or before any read). Plans never touch the buffer: the
-saver takes calls out before a plan runs, hands them to it, and puts them back
-(:meth:`PendingWrites.restore`) when it fails.
+``writer_interval``, or before any read that can see them). Plans never touch
+the buffer: the saver takes calls out before a plan runs, hands them to it, and
+puts them back (:meth:`PendingWrites.restore`) when it fails.
 """
 
 from __future__ import annotations

@@ -68,6 +68,23 @@ async def test_concurrent_graphs_share_commits_and_keep_their_state(
         assert len(nodes) == THREADS * NODES
 
 
+async def test_writes_arriving_while_one_is_in_flight_go_out_as_one_group(
+    dsn: str, schema: str
+) -> None:
+    """One write in flight at a time: the others wait for it, then share one commit."""
+    async with AsyncActionSaver.from_conn_string(dsn, schema=schema, pool_size=10) as saver:
+        await saver.setup()
+        configs: list[Any] = [
+            {"configurable": {"thread_id": f"w{i}", "checkpoint_ns": ""}} for i in range(10)
+        ]
+        await asyncio.gather(
+            *(saver.aput(c, empty_checkpoint(), {"step": -1}, {}) for c in configs)
+        )
+        assert saver.driver.grouped == 9  # the first went alone, the nine others together
+        for config in configs:
+            assert await saver.aget_tuple(config) is not None
+
+
 async def test_a_failing_write_fails_alone(
     dsn: str, schema: str, caplog: pytest.LogCaptureFixture
 ) -> None:

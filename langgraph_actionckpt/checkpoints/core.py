@@ -12,6 +12,7 @@ cached on success.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -161,8 +162,10 @@ class SaverCore(HeldWrites, InPlaceAllowlist):
             self._raise_refused(where[0])
         fence = self._fence(where[0])  # before anything is taken: a lost lease stores nothing
         # Writes of this checkpoint or later ones (with durability="async" they can
-        # arrive before it) wait for a later put.
-        held = self._pending.take(where, keep_from=checkpoint["id"])
+        # arrive before it) wait for a later put, unless the writer's tick is due
+        # to store them on their own (when puts lag behind, as with many graphs).
+        old = time.monotonic() - self.options.writer_interval / 2
+        held = self._pending.take(where, keep_from=checkpoint["id"], held_before=old)
         try:
             done = yield from plan_put(
                 self.queries, self.action_queries, self.codec, config, checkpoint, metadata,

@@ -87,7 +87,7 @@ class AsyncPlanRunner(SaverCore):
 
     driver: AsyncDriver
 
-    async def _run(self, factory: PlanFactory[T]) -> T:
+    async def _run(self, factory: PlanFactory[T], *, read: bool = False) -> T:
         """Run a plan; held writes the database refuses never block the others.
 
         Plans store every thread's held writes in one statement before they read
@@ -101,6 +101,8 @@ class AsyncPlanRunner(SaverCore):
         isolated = False
         for attempt in (1, 2, 3):
             try:
+                if read:  # a thread's read: batched with others' (group commit)
+                    return await self.driver.run_read(factory)
                 return await self.driver.run(factory)
             except psycopg.Error as error:
                 lost = self._refusal(error)
@@ -301,7 +303,7 @@ class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
         self.metrics.observe_get()
-        return await self._run(lambda: self._plan_get_tuple(config))
+        return await self._run(lambda: self._plan_get_tuple(config), read=True)
 
     async def _list_tuples(self, query: ListQuery) -> AsyncIterator[CheckpointTuple]:
         # fetched in pages, with one blob query per page

@@ -89,7 +89,7 @@ class SyncPlanRunner(SaverCore):
 
     driver: SyncDriver
 
-    def _run(self, factory: PlanFactory[T]) -> T:
+    def _run(self, factory: PlanFactory[T], *, read: bool = False) -> T:
         """Run a plan; held writes the database refuses never block the others.
 
         Plans store every thread's held writes in one statement before they read
@@ -103,6 +103,8 @@ class SyncPlanRunner(SaverCore):
         isolated = False
         for attempt in (1, 2, 3):
             try:
+                if read:  # a thread's read: batched with others' (group commit)
+                    return self.driver.run_read(factory)
                 return self.driver.run(factory)
             except psycopg.Error as error:
                 lost = self._refusal(error)
@@ -301,7 +303,7 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
         self.metrics.observe_get()
-        return self._run(lambda: self._plan_get_tuple(config))
+        return self._run(lambda: self._plan_get_tuple(config), read=True)
 
     def _list_tuples(self, query: ListQuery) -> Iterator[CheckpointTuple]:
         # fetched in pages, with one blob query per page

@@ -68,6 +68,60 @@ async def test_concurrent_graphs_share_commits_and_keep_their_state(
         assert len(nodes) == THREADS * NODES
 
 
+async def test_writes_arriving_while_one_is_in_flight_go_out_as_one_group(
+    dsn: str, schema: str
+) -> None:
+    """One write in flight at a time: the others wait for it, then share one commit."""
+    async with AsyncActionSaver.from_conn_string(dsn, schema=schema, pool_size=10) as saver:
+        await saver.setup()
+        configs: list[Any] = [
+            {"configurable": {"thread_id": f"w{i}", "checkpoint_ns": ""}} for i in range(10)
+        ]
+        await asyncio.gather(
+            *(saver.aput(c, empty_checkpoint(), {"step": -1}, {}) for c in configs)
+        )
+        assert saver.driver.grouped == 9  # the first went alone, the nine others together
+        for config in configs:
+            assert await saver.aget_tuple(config) is not None
+
+
+async def test_reads_arriving_while_one_is_in_flight_share_a_round_trip(
+    dsn: str, schema: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each read gets its own thread's checkpoint (or None); a failing one fails alone."""
+    caplog.set_level(logging.DEBUG, logger="langgraph_actionckpt")
+
+    def bad_read() -> Plan[Any]:
+        return (yield Op("SELECT 1/0", fetch="one"))
+
+    async with AsyncActionSaver.from_conn_string(dsn, schema=schema, pool_size=4) as saver:
+        await saver.setup()
+        configs: list[Any] = [
+            {"configurable": {"thread_id": f"r{i}", "checkpoint_ns": ""}} for i in range(12)
+        ]
+        for config in configs[::2]:
+            await saver.aput(config, empty_checkpoint(), {"step": -1}, {})
+        reads = [saver.aget_tuple(c) for c in configs]
+        bad = [saver.driver.run_read(bad_read) for _ in range(2)]
+        results = await asyncio.gather(*reads[:5], *bad, *reads[5:], return_exceptions=True)
+        errors = [r for r in results if isinstance(r, BaseException)]
+        assert len(errors) == 2
+        assert all(isinstance(e, psycopg.errors.DivisionByZero) for e in errors)
+        tuples = [r for r in results if not isinstance(r, BaseException)]
+        for config, got in zip(configs, tuples, strict=True):
+            stored = configs.index(config) % 2 == 0
+            assert (got is not None) == stored
+            if got is not None:
+                assert (
+                    got.config["configurable"]["thread_id"] == config["configurable"]["thread_id"]
+                )
+        # they did meet in a batch, which failed as a whole first
+        assert any("running them one by one" in r.getMessage() for r in caplog.records)
+        found = await asyncio.gather(*(saver.aget_tuple(c) for c in configs))
+        assert [t is not None for t in found] == [i % 2 == 0 for i in range(12)]
+        assert saver.driver.batched_reads >= 11
+
+
 async def test_a_failing_write_fails_alone(
     dsn: str, schema: str, caplog: pytest.LogCaptureFixture
 ) -> None:

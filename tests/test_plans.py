@@ -200,6 +200,19 @@ def test_put_adapter_restores_held_writes_when_the_statement_fails() -> None:
     assert not core._pending and core._durable.missing(["c2"]) == []
 
 
+def test_put_keeps_writes_of_its_own_checkpoint_until_the_tick_is_due() -> None:
+    # durability="async": a task's writes can be held before its checkpoint is put
+    core = SaverCore(SaverOptions(schema="plans", writer_interval=0.05))
+    core._prepare_writes(config(checkpoint_id="c2"), [("x", "value")], "task-1", PULL)
+    ckpt = checkpoint({"x": "value"})
+    ops, _ = drive(core._plan_put(config(checkpoint_id="c1"), ckpt, {}, ckpt["channel_versions"]))
+    assert "w0_task" not in named(ops[0]) and len(core._pending) == 1  # for the next put
+    for calls in core._pending._held.values():
+        calls[0].held_at -= 0.03  # held longer than half an interval: the tick would store it
+    ops, _ = drive(core._plan_put(config(checkpoint_id="c1"), ckpt, {}, ckpt["channel_versions"]))
+    assert named(ops[0])["w0_task"] == "task-1" and not core._pending
+
+
 # --------------------------------------------------------------- put_writes
 
 
@@ -303,6 +316,16 @@ def test_get_tuple_decodes_inline_blob_and_pending_writes() -> None:
         "configurable": {"thread_id": "t1", "checkpoint_ns": "", "checkpoint_id": "c1"}
     }
     assert loaded.lists == {}  # a full value, no delta chain
+
+
+def test_get_tuple_stores_first_the_held_writes_of_its_own_thread_only() -> None:
+    core = SaverCore(SaverOptions(schema="plans"))
+    for thread in ("t1", "t2"):
+        core._prepare_writes(config(thread, checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
+    ops, loaded = drive(core._plan_get_tuple(config("t1")), replies(None))
+    assert loaded is None and [op.fetch for op in ops] == ["none", "one"]
+    assert named(ops[0])["w0_t"] == "t1" and "w1_t" not in named(ops[0])
+    assert core._pending.threads() == ["t2"]  # its checkpoint's put will store it
 
 
 def test_get_tuple_by_id_none_and_missing_blob() -> None:

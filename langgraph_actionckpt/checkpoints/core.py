@@ -12,6 +12,7 @@ cached on success.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -161,8 +162,10 @@ class SaverCore(HeldWrites, InPlaceAllowlist):
             self._raise_refused(where[0])
         fence = self._fence(where[0])  # before anything is taken: a lost lease stores nothing
         # Writes of this checkpoint or later ones (with durability="async" they can
-        # arrive before it) wait for a later put.
-        held = self._pending.take(where, keep_from=checkpoint["id"])
+        # arrive before it) wait for a later put, unless the writer's tick is due
+        # to store them on their own (when puts lag behind, as with many graphs).
+        old = time.monotonic() - self.options.writer_interval / 2
+        held = self._pending.take(where, keep_from=checkpoint["id"], held_before=old)
         try:
             done = yield from plan_put(
                 self.queries, self.action_queries, self.codec, config, checkpoint, metadata,
@@ -184,7 +187,10 @@ class SaverCore(HeldWrites, InPlaceAllowlist):
     # Reads first write any held writes, so they see every write and node row.
 
     def _plan_get_tuple(self, config: RunnableConfig) -> Plan[CheckpointTuple | None]:
-        yield from self._plan_flush_pending()
+        # only its own thread's: it reads nothing else, and with many graphs
+        # running at once (each starts with this read) the others' held writes
+        # would leave their checkpoints' statements for one of their own
+        yield from self._plan_flush_pending(thread_key(config)[0])
         loaded = yield from plan_get_tuple(self.queries, self.codec, config)
         if loaded is None:
             return None

@@ -2,7 +2,8 @@
 
 A saver holds a task's writes (``defer_writes``) so most of them meet their
 step's checkpoint and are stored with it, as references to its deltas; the
-writer's tick stores those held too long, and every read stores them first.
+writer's tick stores those held too long, and every read that can see them
+stores them first.
 :class:`HeldWrites` is the part of ``SaverCore`` that holds, fences, stores and,
 when the database refuses one thread's writes as data, drops them with an error
 its next call raises (one bad thread never blocks the others).

@@ -3,9 +3,9 @@
 Regular writes of a finished task are only needed to resume the step they
 belong to, so they are held in memory and stored by the same statement as the
 thread's next checkpoint (or by the writer's flush within one and a half
-``writer_interval``, or before any read). Plans never touch the buffer: the
-saver takes calls out before a plan runs, hands them to it, and puts them back
-(:meth:`PendingWrites.restore`) when it fails.
+``writer_interval``, or before any read that can see them). Plans never touch
+the buffer: the saver takes calls out before a plan runs, hands them to it, and
+puts them back (:meth:`PendingWrites.restore`) when it fails.
 """
 
 from __future__ import annotations
@@ -89,7 +89,12 @@ class PendingWrites:
         with self._lock:
             self._held.setdefault(call.key, []).append(call)
 
-    def take(self, key: tuple[str, str], keep_from: str | None = None) -> list[WriteCall]:
+    def take(
+        self,
+        key: tuple[str, str],
+        keep_from: str | None = None,
+        held_before: float | None = None,
+    ) -> list[WriteCall]:
         """Remove and return one thread's held calls.
 
         Args:
@@ -97,6 +102,8 @@ class PendingWrites:
             keep_from: Keep the calls of this checkpoint and later ones (with
                 ``durability="async"`` they can arrive before their checkpoint);
                 checkpoint ids are uuid6, so string order is creation order.
+            held_before: But not those held before this ``time.monotonic()``
+                value (the writer's next tick would store them on their own).
         """
         if not self._held:
             return []
@@ -108,6 +115,8 @@ class PendingWrites:
             kept: list[WriteCall] = []
             for call in calls:
                 later = call.checkpoint_id is not None and call.checkpoint_id >= keep_from
+                if later and held_before is not None and call.held_at < held_before:
+                    later = False
                 (kept if later else taken).append(call)
             if kept:
                 self._held[key] = kept

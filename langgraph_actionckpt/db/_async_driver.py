@@ -147,6 +147,10 @@ class AsyncDriver:
         """Run a checkpoint write: as :meth:`run` here; group commit groups them."""
         return await self.run(factory)
 
+    async def run_read(self, factory: PlanFactory[T]) -> T:
+        """Run a thread's read: as :meth:`run` here; group commit batches them."""
+        return await self.run(factory)
+
     async def drain(self) -> None:
         """Wait for writes still in flight (none here; see group commit)."""
 

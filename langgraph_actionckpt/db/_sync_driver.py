@@ -149,6 +149,10 @@ class SyncDriver:
         """Run a checkpoint write: as :meth:`run` here; group commit groups them."""
         return self.run(factory)
 
+    def run_read(self, factory: PlanFactory[T]) -> T:
+        """Run a thread's read: as :meth:`run` here; group commit batches them."""
+        return self.run(factory)
+
     def drain(self) -> None:
         """Wait for writes still in flight (none here; see group commit)."""
 

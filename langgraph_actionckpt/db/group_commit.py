@@ -5,6 +5,8 @@ pool borrow, round trip and WAL flush. :class:`GroupCommitDriver` queues the
 writes that arrive while others are being written and sends their first
 statements in one pipelined transaction. Only the async saver groups (its
 graphs share one event loop); the sync saver writes on its callers' threads.
+Reads of a thread's checkpoint (``get_tuple``, with which every graph starts)
+are batched the same way: one round trip for those that arrive meanwhile.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt.db._async_driver import AsyncDriver, end_failed_transaction
-from langgraph_actionckpt.db._driver_base import give_back_cursor, logger, take_cursor
+from langgraph_actionckpt.db._driver_base import KEEPS_ROWS, give_back_cursor, logger, take_cursor
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
 __all__ = ["MAX_GROUP", "GroupCommitDriver"]
@@ -32,6 +34,7 @@ class GroupCommitDriver(AsyncDriver):
 
     Attributes:
         grouped: Plans committed as part of a group (observability, tests).
+        batched_reads: Read plans whose first statement went out in a batch.
     """
 
     def __init__(
@@ -46,6 +49,10 @@ class GroupCommitDriver(AsyncDriver):
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self.grouped = 0
+        # queued reads and whether one is in flight (see run_read)
+        self._reads: list[tuple[PlanFactory[Any], asyncio.Future[Any]]] = []
+        self._reading = False
+        self.batched_reads = 0
 
     async def run_grouped(self, factory: PlanFactory[T]) -> T:
         """Run a write plan, committing it together with the ones queued meanwhile.
@@ -60,12 +67,18 @@ class GroupCommitDriver(AsyncDriver):
 
         Only plans whose first op executes without fetching qualify (puts);
         others are run as by :meth:`run`.
+
+        One write is in flight at a time (a lone plan or a group), and another
+        only for a full group's worth queued: a round trip costs the client
+        more CPU (send, poll, pool borrow) than a statement of a group does, so
+        with many graphs the writes that come while one is in flight wait for
+        it and go out together, instead of each on its own connection.
         """
         if not self._max_flushers:
             return await self.run(factory)
-        if self._flushers < self._max_flushers and not self._groups:
-            # Nothing waits: write it now, in this task (no hand-off, so a lone
-            # graph pays nothing); what arrives meanwhile queues up.
+        if not self._flushers and not self._groups:
+            # Nothing in flight: write it now, in this task (no hand-off, so a
+            # lone graph pays nothing); what arrives meanwhile queues up.
             self._flushers += 1
             try:
                 return await self.run(factory)
@@ -78,7 +91,10 @@ class GroupCommitDriver(AsyncDriver):
         return await future
 
     def _start_drains(self) -> None:
-        wanted = -(-len(self._groups) // MAX_GROUP)  # one drain per group's worth queued
+        queued = len(self._groups)
+        # none in flight: one drain per group's worth queued (rounded up); else
+        # only for full groups (a running drain takes the rest when it is done)
+        wanted = queued // MAX_GROUP if self._flushers else -(-queued // MAX_GROUP)
         while wanted > 0 and self._flushers < self._max_flushers:
             wanted -= 1
             self._flushers += 1
@@ -160,11 +176,11 @@ class GroupCommitDriver(AsyncDriver):
         for plan, _op, _factory, future in started:
             await _settle(future, self._resume(plan))
 
-    async def _resume(self, plan: Plan[T]) -> T:
-        """Go on with a plan whose first op was committed in a group."""
+    async def _resume(self, plan: Plan[T], result: Any = None) -> T:
+        """Go on with a plan whose first op ran in a group (``result``: its rows)."""
         try:
             try:
-                op = plan.send(None)
+                op = plan.send(result)
             except StopIteration as stop:  # the common case: nothing more to do
                 return stop.value  # type: ignore[no-any-return]
             async with self.connection() as conn:
@@ -173,6 +189,104 @@ class GroupCommitDriver(AsyncDriver):
             plan.close()
 
     run_write = run_grouped
+
+    # ------------------------------------------------------------------ reads
+
+    async def run_read(self, factory: PlanFactory[T]) -> T:
+        """Run a read plan; the reads that arrive while one is in flight share a round trip.
+
+        Many graphs starting at once each read their thread first. One read is
+        in flight at a time; those queued meanwhile send their first statements
+        together in one pipeline on one connection, and each plan goes on with
+        its own rows. Plans whose first op fetches no rows (held writes to
+        store first), and every plan of a batch that fails, run as by :meth:`run`.
+        """
+        if not self._max_flushers:
+            return await self.run(factory)
+        if not self._reading:
+            self._reading = True
+            try:
+                return await self.run(factory)
+            finally:
+                self._reading = False
+                self._start_reads()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._reads.append((factory, future))
+        return await future
+
+    def _start_reads(self) -> None:
+        if self._reads and not self._reading:
+            self._reading = True
+            task = asyncio.get_running_loop().create_task(self._drain_reads())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _drain_reads(self) -> None:
+        try:
+            while self._reads:
+                batch, self._reads = self._reads[:MAX_GROUP], self._reads[MAX_GROUP:]
+                await self._read_batch(batch)
+        finally:
+            self._reading = False
+
+    async def _read_batch(self, batch: list[tuple[PlanFactory[Any], asyncio.Future[Any]]]) -> None:
+        if len(batch) == 1:
+            factory, future = batch[0]
+            await _settle(future, self.run(factory))
+            return
+        started: list[tuple[Plan[Any], Op, PlanFactory[Any], asyncio.Future[Any]]] = []
+        for factory, future in batch:
+            plan = factory()
+            try:
+                op = next(plan)
+            except StopIteration as stop:
+                _resolve(future, stop.value)
+                continue
+            except Exception as exc:  # noqa: BLE001 - the caller's error
+                _fail(future, exc)
+                continue
+            if op.fetch not in KEEPS_ROWS:
+                plan.close()
+                await _settle(future, self.run(factory))
+                continue
+            started.append((plan, op, factory, future))
+        if not started:
+            return
+        try:
+            async with self.connection() as conn:
+                cursors = [conn.cursor(binary=True) for _ in started]
+                try:
+                    async with conn.pipeline():
+                        for cur, (_plan, op, _factory, _future) in zip(
+                            cursors, started, strict=True
+                        ):
+                            prepare = (
+                                True if op.prepare and conn.prepare_threshold is not None else None
+                            )
+                            await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+                    rows = [
+                        await (cur.fetchone() if op.fetch == "one" else cur.fetchall())
+                        for cur, (_plan, op, _factory, _future) in zip(
+                            cursors, started, strict=True
+                        )
+                    ]
+                except BaseException:
+                    await end_failed_transaction(conn)
+                    raise
+                finally:
+                    for cur in cursors:
+                        await cur.close()
+        except Exception as exc:  # noqa: BLE001 - run one by one below
+            logger.debug(
+                "batch of %d reads failed (%s); running them one by one", len(started), exc
+            )
+            for plan, _op, factory, future in started:
+                plan.close()
+                await _settle(future, self.run(factory))
+            return
+        self.batched_reads += len(started)
+        for (plan, _op, _factory, future), result in zip(started, rows, strict=True):
+            await _settle(future, self._resume(plan, result))
 
 
 MAX_GROUP = 32

@@ -48,12 +48,14 @@ from benchmarks.savers import (
     SAVERS,
     BenchEnv,
     SaverHandle,
-    scratch_database,
     start_embedded_server,
 )
 
 console = Console(width=None if sys.stdout.isatty() else 160)
-PAIRS = {"sync": ("ActionSaver", "DurableFloor"), "async": ("AsyncActionSaver", "AsyncDurableFloor")}
+PAIRS = {
+    "sync": ("ActionSaver", "DurableFloor"),
+    "async": ("AsyncActionSaver", "AsyncDurableFloor"),
+}
 _TICK = os.sysconf("SC_CLK_TCK")
 _ids = iter(range(10**12))
 
@@ -107,9 +109,7 @@ class Side:
         return Sample(wall / steps, cpu / steps, server / steps)
 
 
-async def open_side(
-    name: str, env: BenchEnv, stack: ExitStack, astack: AsyncExitStack
-) -> Side:
+async def open_side(name: str, env: BenchEnv, stack: ExitStack, astack: AsyncExitStack) -> Side:
     """Open saver ``name`` of ``SAVERS`` and compile the chain on it."""
     spec = SAVERS[name]
     handle: SaverHandle

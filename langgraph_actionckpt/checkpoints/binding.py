@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +30,18 @@ _A_PARAMS = (
 )
 
 
+@functools.lru_cache(maxsize=1024)
+def _names(prefix: str, i: int, shared: bool) -> tuple[str | None, ...]:
+    """The parameter names of row ``i`` of a kind (``w0_c``...), in the order of its fields.
+
+    The fields are :data:`_A_PARAMS` for prefix ``a``, else :data:`_W_PARAMS`.
+    ``None`` where ``shared`` skips a field (``thread_id``/``ns`` are bound once).
+    Made once, not formatted again for every row of every put.
+    """
+    fields = _A_PARAMS if prefix == "a" else _W_PARAMS
+    return tuple(None if shared and f in ("t", "ns") else f"{prefix}{i}_{f}" for f in fields)
+
+
 def bind_calls(
     params: dict[str, Any],
     calls: Sequence[WriteCall],
@@ -48,7 +61,6 @@ def bind_calls(
     ``thread_id``/``ns``, which are not bound again per row. ``seal``: encrypts
     a write, or (given the delta's version) makes its reference's bytes.
     """
-    skip = ("t", "ns") if shared else ()
     # key -> the (channels, types, blobs) lists already bound for it: one
     # statement cannot touch a key twice, so repeated calls merge here the way
     # the upsert merges them with what is stored
@@ -107,9 +119,9 @@ def bind_calls(
                 types,
                 blobs,
             )
-            for name, value in zip(_W_PARAMS, values, strict=True):
-                if name not in skip:
-                    params[f"{prefix}{i}_{name}"] = value
+            for name, value in zip(_names(prefix, i, shared), values, strict=True):
+                if name is not None:
+                    params[name] = value
     n_a = 0
     seen_actions: dict[tuple[str, str], int] = {}
     for call in calls:
@@ -119,7 +131,7 @@ def bind_calls(
             if i == n_a:
                 seen_actions[action_key] = n_a
                 n_a += 1
-            for name, value in zip(_A_PARAMS, action, strict=True):
-                if name not in skip:
-                    params[f"a{i}_{name}"] = value
+            for name, value in zip(_names("a", i, shared), action, strict=True):
+                if name is not None:
+                    params[name] = value
     return n_w, n_s, n_a

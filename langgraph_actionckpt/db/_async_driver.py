@@ -76,24 +76,50 @@ class AsyncDriver:
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A connection for one plan (borrowed from the pool or the shared one, locked)."""
+        conn = await self._borrow()
+        try:
+            yield conn
+        finally:
+            await self._give_back(conn)
+
+    async def _borrow(self) -> psycopg.AsyncConnection[Any]:
+        """Take a connection for one plan; :meth:`_give_back` returns it.
+
+        What :meth:`connection` does, without a context manager object per
+        plan (:meth:`run` is on every checkpoint's path).
+        """
         if isinstance(self.conn, AsyncConnectionPool):
             # getconn/putconn, not the pool's connection(): its ``with conn``
             # block commits on exit, a no-op lock round on our autocommit
             # connections (a failed plan has rolled back already, and the pool
             # checks what comes back)
-            async with self._gate:
-                conn = await self.conn.getconn()
-                try:
-                    yield conn
-                finally:
-                    await self.conn.putconn(conn)
+            await self._gate.acquire()
+            try:
+                pooled: psycopg.AsyncConnection[Any] = await self.conn.getconn()
+            except BaseException:
+                self._gate.release()
+                raise
+            return pooled
+        await self.lock.acquire()
+        try:
+            conn = self.conn
+            if conn.closed and self.reconnect is not None:
+                conn = self.conn = await self.reconnect()
+                configure_connection(conn)
+            return conn
+        except BaseException:
+            self.lock.release()
+            raise
+
+    async def _give_back(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """Return what :meth:`_borrow` took (the pool's connection, or the lock)."""
+        if isinstance(self.conn, AsyncConnectionPool):
+            try:
+                await self.conn.putconn(conn)
+            finally:
+                self._gate.release()
         else:
-            async with self.lock:
-                conn = self.conn
-                if conn.closed and self.reconnect is not None:
-                    conn = self.conn = await self.reconnect()
-                    configure_connection(conn)
-                yield conn
+            self.lock.release()
 
     async def run(
         self,
@@ -118,7 +144,8 @@ class AsyncDriver:
             if self._pool_to_check and isinstance(self.conn, AsyncConnectionPool):
                 self._pool_to_check = False
                 await self.conn.check()
-            async with self.connection() as conn:
+            conn = await self._borrow()  # as ``async with self.connection()``, inlined
+            try:
                 watch = Watchdog(conn, timeout)  # type: ignore[arg-type]
                 try:
                     return await self.run_on(conn, factory(), pipeline)
@@ -141,6 +168,8 @@ class AsyncDriver:
                     raise clear from exc
                 finally:
                     watch.stop()
+            finally:
+                await self._give_back(conn)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def run_write(self, factory: PlanFactory[T]) -> T:

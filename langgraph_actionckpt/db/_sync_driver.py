@@ -78,24 +78,50 @@ class SyncDriver:
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
         """A connection for one plan (borrowed from the pool or the shared one, locked)."""
+        conn = self._borrow()
+        try:
+            yield conn
+        finally:
+            self._give_back(conn)
+
+    def _borrow(self) -> psycopg.Connection[Any]:
+        """Take a connection for one plan; :meth:`_give_back` returns it.
+
+        What :meth:`connection` does, without a context manager object per
+        plan (:meth:`run` is on every checkpoint's path).
+        """
         if isinstance(self.conn, ConnectionPool):
             # getconn/putconn, not the pool's connection(): its ``with conn``
             # block commits on exit, a no-op lock round on our autocommit
             # connections (a failed plan has rolled back already, and the pool
             # checks what comes back)
-            with self._gate:
-                conn = self.conn.getconn()
-                try:
-                    yield conn
-                finally:
-                    self.conn.putconn(conn)
+            self._gate.acquire()
+            try:
+                pooled: psycopg.Connection[Any] = self.conn.getconn()
+            except BaseException:
+                self._gate.release()
+                raise
+            return pooled
+        self.lock.acquire()
+        try:
+            conn = self.conn
+            if conn.closed and self.reconnect is not None:
+                conn = self.conn = self.reconnect()
+                configure_connection(conn)
+            return conn
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def _give_back(self, conn: psycopg.Connection[Any]) -> None:
+        """Return what :meth:`_borrow` took (the pool's connection, or the lock)."""
+        if isinstance(self.conn, ConnectionPool):
+            try:
+                self.conn.putconn(conn)
+            finally:
+                self._gate.release()
         else:
-            with self.lock:
-                conn = self.conn
-                if conn.closed and self.reconnect is not None:
-                    conn = self.conn = self.reconnect()
-                    configure_connection(conn)
-                yield conn
+            self.lock.release()
 
     def run(
         self,
@@ -120,7 +146,8 @@ class SyncDriver:
             if self._pool_to_check and isinstance(self.conn, ConnectionPool):
                 self._pool_to_check = False
                 self.conn.check()
-            with self.connection() as conn:
+            conn = self._borrow()  # as ``async with self.connection()``, inlined
+            try:
                 watch = Watchdog(conn, timeout)  # type: ignore[arg-type]
                 try:
                     return self.run_on(conn, factory(), pipeline)
@@ -143,6 +170,8 @@ class SyncDriver:
                     raise clear from exc
                 finally:
                     watch.stop()
+            finally:
+                self._give_back(conn)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def run_write(self, factory: PlanFactory[T]) -> T:

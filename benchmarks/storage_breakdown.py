@@ -19,20 +19,19 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import psycopg
 
 from benchmarks.bench_saver import VARIANTS, _run_appender, make_payloads
 from benchmarks.savers import (
-    DEFAULT_PG_PATH,
     OUR_SCHEMA,
     BenchEnv,
     SaverHandle,
+    add_server_options,
     pg_schema_size,
     scratch_database,
-    start_embedded_server,
+    server_dsn,
 )
 
 FORKS_SQL = """
@@ -117,13 +116,12 @@ def run(env: BenchEnv, variants: Sequence[str], steps: Sequence[int], record_nod
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.storage_breakdown", description=__doc__)
-    p.add_argument("--dsn", help="PostgreSQL admin DSN (default: start the embedded server)")
-    p.add_argument("--pg-path", default=str(DEFAULT_PG_PATH))
+    add_server_options(p)
     p.add_argument("--steps", default="300,1000", help="comma list of superstep counts")
     p.add_argument("--variants", default=",".join(VARIANTS), help="operator.add,add_messages")
     p.add_argument("--no-node-rows", action="store_true", help="record_nodes=False")
     args = p.parse_args(argv)
-    dsn: Any = args.dsn or start_embedded_server(Path(args.pg_path).expanduser())
+    dsn: Any = server_dsn(args)
     steps = [int(s) for s in args.steps.split(",") if s.strip()]
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     run(BenchEnv(dsn=dsn), variants, steps, record_nodes=not args.no_node_rows)

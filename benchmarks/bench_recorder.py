@@ -22,8 +22,9 @@ Measures, for the sync handler (ActionSaver) and the async handler
   move with the load; these move much less, and the larger of the two bounds
   the sustained rate on two cores (the two run in parallel).
 
-Targets (issue: the action log): median <= 50 us per action on the caller's
-path; >= 20,000 actions/s sustained.
+Targets (issue #14, d): at least 60,000 actions/s sustained, the caller's path
+at about 10 us median (the table checks <= 12 us). The first action-log issue
+asked for 50 us and 20,000/s.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import os
 import random
 import statistics
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -50,6 +53,8 @@ from langgraph_actionckpt import (
 )
 from langgraph_actionckpt.embedded import embedded_dsn
 
+THROUGHPUT_TARGET = 60_000
+CALLER_TARGET_US = 12.0
 _RNG = random.Random(7)
 _WORDS = ["".join(_RNG.choice("abcdefghijklmnop") for _ in range(6)) for _ in range(2000)]
 
@@ -252,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--actions", type=int, default=20_000)
     parser.add_argument("--batch", type=int, default=200)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", dest="json_out", help="also write the results to this JSON file")
     args = parser.parse_args(argv)
     n = 2_000 if args.quick else args.actions
     dsn = args.dsn or embedded_dsn()
@@ -269,12 +275,18 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['caller_us_p90']:.1f} us",
             f"{r['throughput']:,.0f} actions/s",
             f"{r['client_cpu_us']:.1f} us Python, {r['server_cpu_us']:.1f} us server",
-            "<= 50 us, >= 20,000/s",
+            f"<= {CALLER_TARGET_US:.0f} us, >= {THROUGHPUT_TARGET:,}/s",
         )
     table.add_row("COPY floor (no handler)", "", "", f"{floor:,.0f} rows/s", "", "")
     Console().print(table)
-    ok = all(r["caller_us_median"] <= 50 and r["throughput"] >= 20_000 for r in (sync, asyn))
-    print("targets met:", "yes" if ok else "no")
+    ok = all(
+        r["caller_us_median"] <= CALLER_TARGET_US and r["throughput"] >= THROUGHPUT_TARGET
+        for r in (sync, asyn)
+    )
+    print("targets met (issue #14 d):", "yes" if ok else "no")
+    if args.json_out:
+        result = {"sync": sync, "async": asyn, "copy_floor_rows_per_s": floor, "actions": n}
+        Path(args.json_out).write_text(json.dumps(result, indent=2))
     return 0
 
 

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack, ExitStack
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +194,23 @@ async def run(args: argparse.Namespace) -> None:
                     pairs = await measure_pair(ours, floor, durability, args.rounds, args.invokes)
                     rows.append((f"{ours_name} / {floor_name}", durability, pairs))
     report(rows)
+    if args.json_out:
+        write_json(args.json_out, rows)
+
+
+def write_json(path: str, rows: list[tuple[str, Durability, list[tuple[Sample, Sample]]]]) -> None:
+    """The per-round samples and median ratios, for ``benchmarks.targets``."""
+    out = [
+        {
+            "pair": pair,
+            "durability": durability,
+            "wall_ratio": _ratio(pairs, lambda s: s.wall),
+            "cpu_ratio": _ratio(pairs, lambda s: s.cpu),
+            "rounds": [{"ours": asdict(a), "floor": asdict(b)} for a, b in pairs],
+        }
+        for pair, durability, pairs in rows
+    ]
+    Path(path).write_text(json.dumps(out, indent=2))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--durability", choices=("sync", "async", "both"), default="both")
     p.add_argument("--rounds", type=int, default=11, help="alternating rounds per pair")
     p.add_argument("--invokes", type=int, default=10, help="chain invokes per sample")
+    p.add_argument("--json", dest="json_out", help="also write the results to this JSON file")
     asyncio.run(run(p.parse_args(argv)))
     return 0
 

@@ -36,7 +36,7 @@ from benchmarks.savers import add_server_options
 ROOT = Path(__file__).resolve().parent.parent  # the benchmarks run as ``python -m`` from here
 console = Console(width=None if sys.stdout.isatty() else 160)
 SAVERS = (
-    "ActionSaver,AsyncActionSaver,DurableFloor,AsyncDurableFloor,PostgresSaver,"
+    "ActionSaver,AsyncActionSaver,DurableFloor,AsyncDurableFloor,"
     "AsyncPostgresSaver,InMemorySaver (async)"
 )
 A_MAX = 1.2

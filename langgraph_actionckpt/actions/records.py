@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
 
-from langgraph_actionckpt.actions import batch_rows
+from langgraph_actionckpt.actions import batch_columns, batch_rows
 from langgraph_actionckpt.actions.batch_rows import seal_columns
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
 from langgraph_actionckpt.db import encoding as _encoding
@@ -403,6 +403,12 @@ class ActionQueries:
         )
         return self._upsert_from(source, fenced, merge=merge)
 
+    @functools.lru_cache(maxsize=4)  # noqa: B019
+    def upsert_columns(self, fenced: bool = False, merge: bool = True) -> sql.SQL:
+        """:meth:`upsert_json` from one parameter per write column (``batch_columns``)."""
+        source = batch_columns.source(WRITE_COLUMNS, _PG_TYPES)
+        return self._upsert_from(source, fenced, merge=merge)
+
     def select(self, conditions: Sequence[str], order: str = "step_index") -> sql.Composed:
         where = " AND ".join(conditions) if conditions else "true"
         return self.q(
@@ -562,7 +568,13 @@ def plan_upsert(
     if several:
         yield BEGIN
     for i in range(0, len(ordered), size):
-        data = batch_rows.json_chunk(ordered[i : i + size], q.keyring, q.schema)
+        chunk = ordered[i : i + size]
+        params = batch_columns.column_params(chunk, q.keyring, q.schema)
+        if params is not None:  # else a value the JSON path encodes its own way
+            statement = q.upsert_columns(bool(fence), merge=not fresh)
+            yield Op(statement, [*params, *fence], prepare=True)
+            continue
+        data = batch_rows.json_chunk(chunk, q.keyring, q.schema)
         if data is None:  # a value orjson does not encode: psycopg binds the rest
             yield _arrays_op(q, ordered[i:], fence)
             break

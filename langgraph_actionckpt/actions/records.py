@@ -524,7 +524,7 @@ def write_row(r: ActionRecord) -> tuple[Any, ...]:
 _THREAD_ID = operator.attrgetter("thread_id")
 
 JSON_THRESHOLD = 32
-"""Batches at least this large go as one JSON array (``batch_rows``), not parallel arrays."""
+"""Batches at least this large are written in chunks, inserted first (``fresh``)."""
 
 
 def plan_upsert(
@@ -536,11 +536,12 @@ def plan_upsert(
 ) -> Plan[None]:
     """Write records: one upsert statement (several in one transaction for huge batches).
 
-    Binding hundreds of rows as parallel arrays costs psycopg far more than one
-    JSON array encoded by orjson, so a large batch goes as JSON
-    (:mod:`~langgraph_actionckpt.actions.batch_rows`), merged with the same
-    upsert rules; a batch holding a value orjson cannot encode goes the
-    general way.
+    Binding rows as parallel arrays costs psycopg a few microseconds a value,
+    so the rows go column by column as array literals encoded by orjson
+    (:mod:`~langgraph_actionckpt.actions.batch_columns`), merged with the same
+    upsert rules. A chunk holding a value of an unusual type goes as one JSON
+    array (:mod:`~langgraph_actionckpt.actions.batch_rows`), or the general way
+    (psycopg's adapters) when orjson cannot encode it; so does a small batch.
 
     Args:
         q: The schema's statements.
@@ -559,7 +560,11 @@ def plan_upsert(
     # rows in this order, so none can deadlock with another.
     ordered = sorted(records, key=_THREAD_ID)
     if len(ordered) < JSON_THRESHOLD:
-        yield _arrays_op(q, ordered, fence)
+        params = batch_columns.column_params(ordered, q.keyring, q.schema)
+        if params is None:  # a value of an unusual type: psycopg adapts it
+            yield _arrays_op(q, ordered, fence)
+        else:
+            yield Op(q.upsert_columns(bool(fence)), [*params, *fence], prepare=True)
         return
     # Each chunk is encoded when the previous one has been sent: in pipeline
     # mode the server stores a chunk while Python encodes the next.

@@ -323,7 +323,7 @@ class ActionQueries:
 
     @functools.lru_cache(maxsize=2)  # noqa: B019 - one ActionQueries object per saver
     def upsert(self, fenced: bool = False) -> sql.SQL:
-        """Multi-row upsert from parallel arrays (small batches); see :meth:`_upsert_from`."""
+        """Multi-row upsert from parallel arrays (unusual values); see :meth:`_upsert_from`."""
         arrays = sql.SQL(", ").join(
             sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text"))) for c in WRITE_COLUMNS
         )

@@ -23,7 +23,8 @@ from langgraph_actionckpt.actions.records import (
     ActionRecord,
     _arrays_op,
 )
-from langgraph_actionckpt.db import arrays, encoding
+from langgraph_actionckpt.db import arrays, encoding, lease
+from langgraph_actionckpt.errors import LeaseLostError
 from tests.test_records import TEXT, full_record
 
 _PIECES = [
@@ -207,3 +208,30 @@ def test_a_negative_zero_is_stored_as_the_small_path_stores_it(
             ).format(sql.Identifier(schema))
         ).fetchall()
     assert rows == [("-0",), ("-0",)]
+
+
+def _rows(prefix: str, n: int) -> list[ActionRecord]:
+    return [ActionRecord("T", f"{prefix}{i}", "tool_call") for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [3, 40])
+def test_a_fenced_batch_of_a_lost_lease_writes_nothing(dsn: str, schema: str, n: int) -> None:
+    with (
+        ActionSaver.from_conn_string(dsn, schema=schema, lease="wait", lease_ttl=0.3) as a,
+        ActionSaver.from_conn_string(
+            dsn, schema=schema, lease="wait", lease_ttl=5, lease_timeout=10
+        ) as b,
+    ):
+        a.setup()
+        assert lease.acquire(a, "T")
+        a.record_actions(_rows("x", n))  # fenced by a's current token: written
+        keeper_a = lease.keeper(a)
+        assert keeper_a is not None
+        keeper_a._stop.set()  # a stalls: no heartbeat
+        keeper_a.renew_now = lambda: None  # type: ignore[method-assign]
+        assert lease.acquire(b, "T")  # a's lease expires, b takes it
+        with pytest.raises(LeaseLostError):
+            a.record_actions(_rows("y", n))
+        assert [r.action_id for r in b.list_actions("T", limit=100)] == [f"x{i}" for i in range(n)]
+        b.record_actions(_rows("y", n))
+        assert len(b.list_actions("T", limit=100)) == 2 * n

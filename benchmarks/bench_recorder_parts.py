@@ -8,7 +8,7 @@ The rows are those of ``bench_recorder`` (~1 KB tool calls, made by the callback
 handler). Python: thread CPU of each step of a flush. Server: CPU of the
 backend (read from ``/proc``, so a local server only) for the statement the
 writer runs and for cut-down versions of it, each into an empty table, so the
-differences price the parts: reading the JSON array, the heap row and its WAL,
+differences price the parts: reading the column arrays, the heap row and its WAL,
 the indexes, the ``ON CONFLICT`` merge, the commit.
 """
 
@@ -19,14 +19,14 @@ import os
 import time
 import uuid
 
-import orjson
 import psycopg
 from psycopg import sql
 
 from benchmarks.bench_recorder import _drop, _events, _start_args, _start_kw
 from langgraph_actionckpt import ActionCallbackHandler, ActionRecord, ActionSaver
-from langgraph_actionckpt.actions import batch_rows
+from langgraph_actionckpt.actions import batch_columns, batch_rows
 from langgraph_actionckpt.actions.row_queue import merge_records
+from langgraph_actionckpt.db import arrays
 from langgraph_actionckpt.embedded import embedded_dsn
 
 
@@ -54,22 +54,20 @@ def python_parts(
     """Thread CPU per row of each step of the writer's flush."""
     steps = (
         "fold the queue (merge_records)",
-        "JSON-ready values (json_row)",
-        "encode the array (orjson)",
+        "encode the columns (column_params)",
         "send and wait (psycopg)",
     )
     spent = dict.fromkeys(steps, 0.0)
-    stmt = saver.action_queries.upsert_json(False, merge=False)
-    with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor() as cur:
+    stmt = saver.action_queries.upsert_columns(False, merge=False)
+    with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor(binary=True) as cur:
+        arrays.register(conn)
         for i in range(0, len(records), batch):
             t = [time.thread_time()]
             merged = merge_records(records[i : i + batch])
             t.append(time.thread_time())
-            rows = [batch_rows.json_row(r) for r in merged]
+            params = batch_columns.column_params(merged, None, saver.schema)
             t.append(time.thread_time())
-            data = orjson.dumps(rows)
-            t.append(time.thread_time())
-            cur.execute(stmt, [batch_rows.raw_jsonb(data)], prepare=True)
+            cur.execute(stmt, params, prepare=True)
             t.append(time.thread_time())
             for step, t0, t1 in zip(steps, t, t[1:], strict=False):
                 spent[step] += t1 - t0
@@ -83,22 +81,24 @@ def server_parts(
     schema = saver.schema
     s = sql.Identifier(schema)
     q = saver.action_queries
-    full = q.upsert_json(False).as_string()
-    insert = q.upsert_json(False, merge=False).as_string()
+    full = q.upsert_columns(False).as_string()
+    insert = q.upsert_columns(False, merge=False).as_string()
     source = insert[insert.index("SELECT x.") :]
     cols = insert[insert.index("(") + 1 : insert.index(")\n")]
     chunks = [
-        orjson.dumps([batch_rows.json_row(r) for r in records[i : i + batch]])
+        batch_columns.column_params(records[i : i + batch], None, schema)
         for i in range(0, len(records), batch)
     ]
     variants = {
-        "read the JSON array into columns": f"SELECT count(*) FROM ({source}) AS z",
+        # (each value read: count(*) alone would let the planner skip the columns)
+        "read the columns": f"SELECT count(z.*) FROM ({source}) AS z",
         "+ heap row and WAL (no index)": f"INSERT INTO {schema}.plain ({cols}) {source}",
         "+ the indexes (the writer's insert)": insert,
         "+ ON CONFLICT merge (the upsert)": full,
     }
     out: dict[str, float] = {}
     with psycopg.connect(dsn, autocommit=True) as conn:
+        arrays.register(conn)
         pid = conn.info.backend_pid
         conn.execute(
             sql.SQL("CREATE TABLE {}.plain (LIKE {}.actions INCLUDING DEFAULTS)").format(s, s)
@@ -111,14 +111,14 @@ def server_parts(
         for name, stmt in variants.items():
             conn.execute(sql.SQL("TRUNCATE {}.actions, {}.plain CASCADE").format(s, s))
             t0 = _backend_cpu(pid)
-            for data in chunks:
-                conn.execute(stmt.encode(), [batch_rows.raw_jsonb(data)])
+            for params in chunks:
+                conn.execute(stmt.encode(), params)
             out[name] = (_backend_cpu(pid) - t0) / len(records) * 1e6
         conn.execute(sql.SQL("TRUNCATE {}.actions CASCADE").format(s))
         t0, commit = _backend_cpu(pid), 0.0
-        for data in chunks:
+        for params in chunks:
             with conn.transaction():
-                conn.execute(insert.encode(), [batch_rows.raw_jsonb(data)])
+                conn.execute(insert.encode(), params)
                 c0 = _backend_cpu(pid)
             commit += _backend_cpu(pid) - c0
         out["the commit"] = commit / len(records) * 1e6

@@ -121,7 +121,7 @@ def _compare_paths(
     assert n >= JSON_THRESHOLD
     saver.record_actions(big)
     for r in small:
-        saver.record_actions([r])  # one row: the parallel-arrays path
+        saver.record_actions([r])  # one row at a time: the small path
     got, want = _stored(dsn, schema, "big"), _stored(dsn, schema, "small")
     assert [r[0] for r in got] == [f"a{i:03d}" for i in range(n)]  # arrival order kept
     if not sealed:  # sealed values differ (a fresh nonce each, bound to the thread)

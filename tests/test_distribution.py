@@ -100,9 +100,13 @@ NOT_AN_ALIAS = {
 
 HOT_PATH_EXCEPTIONS = {
     "actions-batch": (
-        re.compile(r"INSERT INTO \S+\.actions AS a \(.*\bFROM \(SELECT \* FROM unnest\("),
+        re.compile(
+            r"INSERT INTO \S+\.actions AS a \(.*\bFROM \(SELECT "
+            r"(\* FROM unnest\(|.* FROM ROWS FROM \(unnest\()"
+        ),
         "the action writer stores the rows of every thread recorded since its last flush "
-        "in one INSERT ... SELECT FROM unnest(arrays) (the write-behind batch): on Citus "
+        "in one INSERT ... SELECT FROM unnest(arrays) or ROWS FROM (unnest(array), ...) "
+        "(the write-behind batch): on Citus "
         "it runs through the coordinator, which sends each row to its thread's shard",
     ),
     "list-blob-chains": (

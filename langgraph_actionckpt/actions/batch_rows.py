@@ -1,12 +1,14 @@
-"""Large batches of action rows as one JSON array: one bound parameter, one statement.
+"""Batches of action rows as one JSON array: one bound parameter, one statement.
 
-The writer's hot path. Streaming rows with COPY into a staging table cost
-Python about 12 us a row (psycopg formats 36 columns per row, plus the per-row
-JSON text of ``input``/``output``/``meta``) and the server a temporary table
-per flush. Here each row becomes a JSON array of its write columns, the batch
-is encoded by ``orjson`` in one C call, and the upsert reads it back with
-``jsonb_array_elements`` (``ActionQueries.upsert_json``). The values and the
-merge rules are those of the other paths:
+The fallback of the writer's hot path: :mod:`batch_columns` (one array per
+column) sends the values :func:`json_row` gives, and leaves a chunk holding a
+value of an unusual type to this path. Streaming rows with COPY into a staging
+table cost Python about 12 us a row (psycopg formats 36 columns per row, plus
+the per-row JSON text of ``input``/``output``/``meta``) and the server a
+temporary table per flush. Here each row becomes a JSON array of its write
+columns, the batch is encoded by ``orjson`` in one C call, and the upsert reads
+it back with ``jsonb_array_elements`` (``ActionQueries.upsert_json``). The
+values and the merge rules are those of the other paths:
 
 * text columns hold :func:`~langgraph_actionckpt.db.encoding.escape_text`'d
   strings (no NUL, no lone surrogate: JSON and ``text`` both take them);

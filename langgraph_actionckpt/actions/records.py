@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
 
-from langgraph_actionckpt.actions import batch_rows
+from langgraph_actionckpt.actions import batch_columns, batch_rows
 from langgraph_actionckpt.actions.batch_rows import seal_columns
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
 from langgraph_actionckpt.db import encoding as _encoding
@@ -323,7 +323,7 @@ class ActionQueries:
 
     @functools.lru_cache(maxsize=2)  # noqa: B019 - one ActionQueries object per saver
     def upsert(self, fenced: bool = False) -> sql.SQL:
-        """Multi-row upsert from parallel arrays (small batches); see :meth:`_upsert_from`."""
+        """Multi-row upsert from parallel arrays (unusual values); see :meth:`_upsert_from`."""
         arrays = sql.SQL(", ").join(
             sql.SQL("%s::{}[]").format(sql.SQL(_PG_TYPES.get(c, "text"))) for c in WRITE_COLUMNS
         )
@@ -401,6 +401,12 @@ class ActionQueries:
         source = sql.SQL("SELECT {} FROM jsonb_array_elements(%s::jsonb) AS e").format(
             sql.SQL(", ").join(exprs)
         )
+        return self._upsert_from(source, fenced, merge=merge)
+
+    @functools.lru_cache(maxsize=4)  # noqa: B019
+    def upsert_columns(self, fenced: bool = False, merge: bool = True) -> sql.SQL:
+        """:meth:`upsert_json` from one parameter per write column (``batch_columns``)."""
+        source = batch_columns.source(WRITE_COLUMNS, _PG_TYPES)
         return self._upsert_from(source, fenced, merge=merge)
 
     def select(self, conditions: Sequence[str], order: str = "step_index") -> sql.Composed:
@@ -518,7 +524,7 @@ def write_row(r: ActionRecord) -> tuple[Any, ...]:
 _THREAD_ID = operator.attrgetter("thread_id")
 
 JSON_THRESHOLD = 32
-"""Batches at least this large go as one JSON array (``batch_rows``), not parallel arrays."""
+"""Batches at least this large are written in chunks, inserted first (``fresh``)."""
 
 
 def plan_upsert(
@@ -530,11 +536,12 @@ def plan_upsert(
 ) -> Plan[None]:
     """Write records: one upsert statement (several in one transaction for huge batches).
 
-    Binding hundreds of rows as parallel arrays costs psycopg far more than one
-    JSON array encoded by orjson, so a large batch goes as JSON
-    (:mod:`~langgraph_actionckpt.actions.batch_rows`), merged with the same
-    upsert rules; a batch holding a value orjson cannot encode goes the
-    general way.
+    Binding rows as parallel arrays costs psycopg a few microseconds a value,
+    so the rows go column by column as array literals encoded by orjson
+    (:mod:`~langgraph_actionckpt.actions.batch_columns`), merged with the same
+    upsert rules. A chunk holding a value of an unusual type goes as one JSON
+    array (:mod:`~langgraph_actionckpt.actions.batch_rows`), or the general way
+    (psycopg's adapters) when orjson cannot encode it; so does a small batch.
 
     Args:
         q: The schema's statements.
@@ -553,7 +560,11 @@ def plan_upsert(
     # rows in this order, so none can deadlock with another.
     ordered = sorted(records, key=_THREAD_ID)
     if len(ordered) < JSON_THRESHOLD:
-        yield _arrays_op(q, ordered, fence)
+        params = batch_columns.column_params(ordered, q.keyring, q.schema)
+        if params is None:  # a value of an unusual type: psycopg adapts it
+            yield _arrays_op(q, ordered, fence)
+        else:
+            yield Op(q.upsert_columns(bool(fence)), [*params, *fence], prepare=True)
         return
     # Each chunk is encoded when the previous one has been sent: in pipeline
     # mode the server stores a chunk while Python encodes the next.
@@ -562,7 +573,13 @@ def plan_upsert(
     if several:
         yield BEGIN
     for i in range(0, len(ordered), size):
-        data = batch_rows.json_chunk(ordered[i : i + size], q.keyring, q.schema)
+        chunk = ordered[i : i + size]
+        params = batch_columns.column_params(chunk, q.keyring, q.schema)
+        if params is not None:  # else a value the JSON path encodes its own way
+            statement = q.upsert_columns(bool(fence), merge=not fresh)
+            yield Op(statement, [*params, *fence], prepare=True)
+            continue
+        data = batch_rows.json_chunk(chunk, q.keyring, q.schema)
         if data is None:  # a value orjson does not encode: psycopg binds the rest
             yield _arrays_op(q, ordered[i:], fence)
             break

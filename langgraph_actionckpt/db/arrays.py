@@ -19,7 +19,7 @@ import psycopg
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
-__all__ = ["ByteaArray", "TextArray", "register"]
+__all__ = ["ArrayLiteral", "ByteaArray", "TextArray", "register"]
 
 TEXT_ARRAY_OID = 1009
 BYTEA_ARRAY_OID = 1001
@@ -93,6 +93,27 @@ def register(context: Any = None) -> None:
     adapters = psycopg.adapters if context is None else context.adapters
     adapters.register_dumper(TextArray, TextArrayDumper)
     adapters.register_dumper(ByteaArray, ByteaArrayDumper)
+    adapters.register_dumper(ArrayLiteral, ArrayLiteralDumper)
+
+
+class ArrayLiteral(bytes):
+    """An array literal (``{...}``, UTF-8), bound as text of unknown type.
+
+    The statement casts it (``%s::int[]``): the server reads it with the
+    array type's input function, and psycopg sends the bytes as they are.
+    """
+
+    __slots__ = ()
+
+
+class ArrayLiteralDumper(Dumper):
+    """The bytes of an :class:`ArrayLiteral`, in text format (type left to the statement)."""
+
+    format = Format.TEXT
+    oid = 0
+
+    def dump(self, obj: Any) -> bytes:
+        return obj  # type: ignore[no-any-return]
 
 
 register()

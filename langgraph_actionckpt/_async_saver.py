@@ -61,6 +61,7 @@ from langgraph_actionckpt.checkpoints.pending import WriteCall
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import (
     AsyncDriver,
+    Plan,
     PlanFactory,
     T,
     configure_connection,
@@ -315,20 +316,27 @@ class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
     async def _put(self, call: PutCall) -> RunnableConfig:
         # one statement: the checkpoint, its changed channel values, the held writes
         config, checkpoint, metadata, new_versions = call
+        # The held writes are taken now, not when a group commit starts the plan:
+        # while the put waits for its group, the writer's tick would find them
+        # old enough to store them in a statement of their own.
+        taken = [self._take_put_writes(config, checkpoint)]
         run = self._run_fenced
+
+        def plan() -> Plan[RunnableConfig]:
+            return self._plan_put(config, checkpoint, metadata, new_versions, taken)
+
         try:
             if isinstance(self.metrics, NullMetrics):
-                return await run(
-                    lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
-                )
+                return await run(plan, write=True)
             t0 = time.perf_counter()
-            out = await run(
-                lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
-            )
+            out = await run(plan, write=True)
         except Exception as exc:
             if is_data_error(exc):
                 raise self._write_refused(config, "checkpoint", exc) from exc
             raise
+        finally:
+            if taken:  # no plan ran (it never got a connection): back to the buffer
+                self._pending.restore(taken.pop())
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 

@@ -88,7 +88,9 @@ class AsyncPlanRunner(SaverCore):
 
     driver: AsyncDriver
 
-    async def _run(self, factory: PlanFactory[T], *, read: bool = False) -> T:
+    async def _run(
+        self, factory: PlanFactory[T], *, read: bool = False, pipeline: bool | None = None
+    ) -> T:
         """Run a plan; held writes the database refuses never block the others.
 
         Plans store every thread's held writes in one statement before they read
@@ -104,7 +106,7 @@ class AsyncPlanRunner(SaverCore):
             try:
                 if read:  # a thread's read: batched with others' (group commit)
                     return await self.driver.run_read(factory)
-                return await self.driver.run(factory)
+                return await self.driver.run(factory, pipeline=pipeline)
             except psycopg.Error as error:
                 lost = self._refusal(error)
                 if lost is None:
@@ -392,7 +394,8 @@ class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
 
     async def _aflush_writes_on_tick(self) -> None:
         if self._pending:
-            await self._run(self._plan_flush_on_tick)
+            # a statement per few calls: sent together, one round trip
+            await self._run(self._plan_flush_on_tick, pipeline=True)
 
     def _on_pending(self) -> None:
         self.writer.start()

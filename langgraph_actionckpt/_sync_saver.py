@@ -90,7 +90,9 @@ class SyncPlanRunner(SaverCore):
 
     driver: SyncDriver
 
-    def _run(self, factory: PlanFactory[T], *, read: bool = False) -> T:
+    def _run(
+        self, factory: PlanFactory[T], *, read: bool = False, pipeline: bool | None = None
+    ) -> T:
         """Run a plan; held writes the database refuses never block the others.
 
         Plans store every thread's held writes in one statement before they read
@@ -106,7 +108,7 @@ class SyncPlanRunner(SaverCore):
             try:
                 if read:  # a thread's read: batched with others' (group commit)
                     return self.driver.run_read(factory)
-                return self.driver.run(factory)
+                return self.driver.run(factory, pipeline=pipeline)
             except psycopg.Error as error:
                 lost = self._refusal(error)
                 if lost is None:
@@ -391,7 +393,8 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
 
     def _flush_writes_on_tick(self) -> None:
         if self._pending:
-            self._run(self._plan_flush_on_tick)
+            # a statement per few calls: sent together, one round trip
+            self._run(self._plan_flush_on_tick, pipeline=True)
 
     def _on_pending(self) -> None:
         self.writer.start()

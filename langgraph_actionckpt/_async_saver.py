@@ -61,6 +61,7 @@ from langgraph_actionckpt.checkpoints.pending import WriteCall
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import (
     AsyncDriver,
+    Plan,
     PlanFactory,
     T,
     configure_connection,
@@ -87,7 +88,9 @@ class AsyncPlanRunner(SaverCore):
 
     driver: AsyncDriver
 
-    async def _run(self, factory: PlanFactory[T], *, read: bool = False) -> T:
+    async def _run(
+        self, factory: PlanFactory[T], *, read: bool = False, pipeline: bool | None = None
+    ) -> T:
         """Run a plan; held writes the database refuses never block the others.
 
         Plans store every thread's held writes in one statement before they read
@@ -103,7 +106,7 @@ class AsyncPlanRunner(SaverCore):
             try:
                 if read:  # a thread's read: batched with others' (group commit)
                     return await self.driver.run_read(factory)
-                return await self.driver.run(factory)
+                return await self.driver.run(factory, pipeline=pipeline)
             except psycopg.Error as error:
                 lost = self._refusal(error)
                 if lost is None:
@@ -315,20 +318,27 @@ class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
     async def _put(self, call: PutCall) -> RunnableConfig:
         # one statement: the checkpoint, its changed channel values, the held writes
         config, checkpoint, metadata, new_versions = call
+        # The held writes are taken now, not when a group commit starts the plan:
+        # while the put waits for its group, the writer's tick would find them
+        # old enough to store them in a statement of their own.
+        taken = [self._take_put_writes(config, checkpoint)]
         run = self._run_fenced
+
+        def plan() -> Plan[RunnableConfig]:
+            return self._plan_put(config, checkpoint, metadata, new_versions, taken)
+
         try:
             if isinstance(self.metrics, NullMetrics):
-                return await run(
-                    lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
-                )
+                return await run(plan, write=True)
             t0 = time.perf_counter()
-            out = await run(
-                lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
-            )
+            out = await run(plan, write=True)
         except Exception as exc:
             if is_data_error(exc):
                 raise self._write_refused(config, "checkpoint", exc) from exc
             raise
+        finally:
+            if taken:  # no plan ran (it never got a connection): back to the buffer
+                self._pending.restore(taken.pop())
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
@@ -384,7 +394,8 @@ class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
 
     async def _aflush_writes_on_tick(self) -> None:
         if self._pending:
-            await self._run(self._plan_flush_on_tick)
+            # a statement per few calls: sent together, one round trip
+            await self._run(self._plan_flush_on_tick, pipeline=True)
 
     def _on_pending(self) -> None:
         self.writer.start()

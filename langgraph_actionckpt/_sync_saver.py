@@ -62,6 +62,7 @@ from langgraph_actionckpt.checkpoints.fork import new_fork_id
 from langgraph_actionckpt.checkpoints.pending import WriteCall
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import (
+    Plan,
     PlanFactory,
     SyncDriver,
     T,
@@ -89,7 +90,9 @@ class SyncPlanRunner(SaverCore):
 
     driver: SyncDriver
 
-    def _run(self, factory: PlanFactory[T], *, read: bool = False) -> T:
+    def _run(
+        self, factory: PlanFactory[T], *, read: bool = False, pipeline: bool | None = None
+    ) -> T:
         """Run a plan; held writes the database refuses never block the others.
 
         Plans store every thread's held writes in one statement before they read
@@ -105,7 +108,7 @@ class SyncPlanRunner(SaverCore):
             try:
                 if read:  # a thread's read: batched with others' (group commit)
                     return self.driver.run_read(factory)
-                return self.driver.run(factory)
+                return self.driver.run(factory, pipeline=pipeline)
             except psycopg.Error as error:
                 lost = self._refusal(error)
                 if lost is None:
@@ -314,20 +317,27 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
     def _put(self, call: PutCall) -> RunnableConfig:
         # one statement: the checkpoint, its changed channel values, the held writes
         config, checkpoint, metadata, new_versions = call
+        # The held writes are taken now, not when a group commit starts the plan:
+        # while the put waits for its group, the writer's tick would find them
+        # old enough to store them in a statement of their own.
+        taken = [self._take_put_writes(config, checkpoint)]
         run = self._run_fenced
+
+        def plan() -> Plan[RunnableConfig]:
+            return self._plan_put(config, checkpoint, metadata, new_versions, taken)
+
         try:
             if isinstance(self.metrics, NullMetrics):
-                return run(
-                    lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
-                )
+                return run(plan, write=True)
             t0 = time.perf_counter()
-            out = run(
-                lambda: self._plan_put(config, checkpoint, metadata, new_versions), write=True
-            )
+            out = run(plan, write=True)
         except Exception as exc:
             if is_data_error(exc):
                 raise self._write_refused(config, "checkpoint", exc) from exc
             raise
+        finally:
+            if taken:  # no plan ran (it never got a connection): back to the buffer
+                self._pending.restore(taken.pop())
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
@@ -383,7 +393,8 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
 
     def _flush_writes_on_tick(self) -> None:
         if self._pending:
-            self._run(self._plan_flush_on_tick)
+            # a statement per few calls: sent together, one round trip
+            self._run(self._plan_flush_on_tick, pipeline=True)
 
     def _on_pending(self) -> None:
         self.writer.start()

@@ -122,6 +122,47 @@ async def test_reads_arriving_while_one_is_in_flight_share_a_round_trip(
         assert saver.driver.batched_reads >= 11
 
 
+async def test_a_put_takes_its_held_writes_when_called(dsn: str, schema: str) -> None:
+    """Held writes leave the buffer when ``put`` is called, not when its group starts.
+
+    While the put waits for the write in flight, the writer's tick cannot store them
+    on their own; a put that fails before any plan of it ran puts them back.
+    """
+
+    def in_flight() -> Plan[None]:
+        yield Op(params=[0.2], fetch="sleep")
+
+    async with AsyncActionSaver.from_conn_string(dsn, schema=schema, pool_size=4) as saver:
+        await saver.setup()
+        config: Any = {"configurable": {"thread_id": "h", "checkpoint_ns": ""}}
+        first = await saver.aput(config, empty_checkpoint(), {"step": -1}, {})
+        await saver.aput_writes(first, [("x", 1)], "task-1")
+        assert len(saver._pending) == 1
+        blocker = asyncio.create_task(saver.driver.run_grouped(in_flight))
+        await asyncio.sleep(0)
+        put = asyncio.create_task(saver.aput(first, empty_checkpoint(), {"step": 0}, {}))
+        await asyncio.sleep(0.05)
+        assert not put.done()  # queued behind the write in flight
+        assert len(saver._pending) == 0  # its writes went with it
+        await blocker
+        await put
+        stored = await saver.aget_tuple(first)
+        assert stored is not None
+        assert [(task, ch, value) for task, ch, value in stored.pending_writes] == [
+            ("task-1", "x", 1)
+        ]
+
+        await saver.aput_writes(first, [("y", 2)], "task-2")
+
+        async def no_connection(factory: Any) -> Any:
+            raise psycopg.OperationalError("no connection")
+
+        saver.driver.run_write = no_connection  # type: ignore[method-assign]
+        with pytest.raises(psycopg.OperationalError):
+            await saver.aput(first, empty_checkpoint(), {"step": 0}, {})
+        assert len(saver._pending) == 1  # back in the buffer
+
+
 async def test_a_failing_write_fails_alone(
     dsn: str, schema: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -34,6 +34,7 @@ from langgraph_actionckpt.checkpoints.plans_read import (
     plan_list_page,
 )
 from langgraph_actionckpt.checkpoints.plans_write import (
+    CHUNK_PARAMS,
     INLINE_VERSION,
     PutResult,
     next_version,
@@ -246,6 +247,25 @@ def test_store_writes_binds_one_row_per_call_and_marks_failed_tasks() -> None:
     assert (p["s0_task"], p["s0_ch"]) == ("t-bad", [ERROR])
     assert mark.query == AQ.not_replayable()
     assert mark.params == {"thread_id": "t1", "task_id": "t-bad"}
+
+
+def test_chunked_store_writes_stays_under_psycopgs_parse_cache_limit() -> None:
+    """Many threads' writes (the writer's tick): a statement per few calls, in order."""
+    calls = [
+        prepare_writes(CODEC, config(f"t{i:02d}", "c1"), [("a", i)], f"task-{i}", PULL)
+        for i in range(9)
+    ]
+    assert all(calls)
+    whole, _ = drive(plan_store_writes(Q, AQ, calls, async_commit=True))  # type: ignore[arg-type]
+    assert len(whole) == 1 and len(named(whole[0])) > CHUNK_PARAMS
+    ops, _ = drive(plan_store_writes(Q, AQ, calls, async_commit=True, chunked=True))  # type: ignore[arg-type]
+    assert len(ops) == 5  # 23 parameters a call (write row and node row): two a statement
+    assert all(len(named(op)) <= CHUNK_PARAMS for op in ops)
+    assert [named(op)["w0_t"] for op in ops] == ["t00", "t02", "t04", "t06", "t08"]
+    fenced, _ = drive(
+        plan_store_writes(Q, AQ, calls[:2], async_commit=True, fences={"t01": 7}, chunked=True)  # type: ignore[arg-type]
+    )
+    assert len(fenced) == 1 and named(fenced[0])["fence_t"] == ["t01"]
 
 
 def test_in_flight_error_is_no_failed_task_and_bad_values_raise() -> None:

@@ -29,6 +29,11 @@ _A_PARAMS = (
     "err",
 )
 
+WRITE_ROW_PARAMS = len(_W_PARAMS)
+"""Parameters a write row binds (not shared: with its own thread and namespace)."""
+ACTION_ROW_PARAMS = len(_A_PARAMS)
+"""Parameters an action row binds (not shared)."""
+
 
 @functools.lru_cache(maxsize=1024)
 def _names(prefix: str, i: int, shared: bool) -> tuple[str | None, ...]:

@@ -36,7 +36,7 @@ from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
 from langgraph_actionckpt.checkpoints.fork import plan_fork
 from langgraph_actionckpt.checkpoints.held import HeldWrites
 from langgraph_actionckpt.checkpoints.history import empty_history, plan_delta_history
-from langgraph_actionckpt.checkpoints.pending import PendingWrites
+from langgraph_actionckpt.checkpoints.pending import PendingWrites, WriteCall
 from langgraph_actionckpt.checkpoints.plans_read import (
     Cursor,
     list_pages,
@@ -156,16 +156,25 @@ class SaverCore(HeldWrites, InPlaceAllowlist):
         checkpoint: Checkpoint,
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
+        taken: list[list[WriteCall]] | None = None,
     ) -> Plan[RunnableConfig]:
+        """Store a checkpoint with its thread's held writes.
+
+        ``taken``: a box with the writes :meth:`_take_put_writes` took when ``put``
+        was called (emptied by the first plan that runs; a failed plan puts them
+        back in the buffer). The plan takes again when it starts: with
+        durability="async" more of the thread's writes may be due by then.
+        """
         where = thread_key(config)
-        if self._refused:
-            self._raise_refused(where[0])
-        fence = self._fence(where[0])  # before anything is taken: a lost lease stores nothing
-        # Writes of this checkpoint or later ones (with durability="async" they can
-        # arrive before it) wait for a later put, unless the writer's tick is due
-        # to store them on their own (when puts lag behind, as with many graphs).
-        old = time.monotonic() - self.options.writer_interval / 2
-        held = self._pending.take(where, keep_from=checkpoint["id"], held_before=old)
+        held = taken.pop() if taken else None
+        try:
+            if self._refused:
+                self._raise_refused(where[0])
+            fence = self._fence(where[0])  # a lost lease: raise before anything is stored
+        except BaseException:
+            self._pending.restore(held or [])
+            raise
+        held = (held or []) + self._take_put_writes(config, checkpoint)
         try:
             done = yield from plan_put(
                 self.queries, self.action_queries, self.codec, config, checkpoint, metadata,
@@ -182,6 +191,16 @@ class SaverCore(HeldWrites, InPlaceAllowlist):
                 self._steps.clear()
             self._steps[done.step_key] = done.step
         return done.config
+
+    def _take_put_writes(self, config: RunnableConfig, checkpoint: Checkpoint) -> list[WriteCall]:
+        """The thread's held writes that a put of ``checkpoint`` stores.
+
+        Writes of this checkpoint or later ones (with durability="async" they can
+        arrive before it) wait for a later put, unless the writer's tick is due
+        to store them on their own (when puts lag behind, as with many graphs).
+        """
+        old = time.monotonic() - self.options.writer_interval / 2
+        return self._pending.take(thread_key(config), keep_from=checkpoint["id"], held_before=old)
 
     # ------------------------------------------------------------------- reads
     # Reads first write any held writes, so they see every write and node row.

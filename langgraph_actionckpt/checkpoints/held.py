@@ -135,20 +135,27 @@ class HeldWrites(LeaseFencing):
 
         Younger ones wait for the next tick, so most meet their step's checkpoint
         first and are stored with it (as references to its deltas); none waits
-        longer than one and a half intervals.
+        longer than one and a half intervals. Many threads' writes at once: a
+        statement per few calls (see ``plan_store_writes``), for a driver that
+        pipelines them.
         """
-        return self._plan_flush_pending(held_before=time.monotonic() - self.writer.interval / 2)
+        held_before = time.monotonic() - self.writer.interval / 2
+        return self._plan_flush_pending(held_before=held_before, chunked=True)
 
     def _plan_flush_pending(
-        self, thread_id: str | None = None, held_before: float | None = None
+        self, thread_id: str | None = None, held_before: float | None = None, chunked: bool = False
     ) -> Plan[None]:
         """Write held writes now; a no-op when none are held (see ``PendingWrites.take_all``)."""
         # a generator: the writes are taken when the driver runs it, not when it is made
         held = self._pending.take_all(thread_id, held_before)
-        yield from self._store(held, held, not self.durable_writes)
+        yield from self._store(held, held, not self.durable_writes, chunked)
 
     def _store(
-        self, held: list[WriteCall], calls: list[WriteCall], async_commit: bool
+        self,
+        held: list[WriteCall],
+        calls: list[WriteCall],
+        async_commit: bool,
+        chunked: bool = False,
     ) -> Plan[None]:
         fences: dict[str, int] = {}
         if self.leases is not None and calls:
@@ -170,6 +177,7 @@ class HeldWrites(LeaseFencing):
                 async_commit=async_commit,
                 codec=self.codec,
                 fences=fences,
+                chunked=chunked,
             )
         except BaseException:
             self._pending.restore(held)

@@ -186,15 +186,30 @@ class GroupCommitDriver(AsyncDriver):
             return
         self.grouped += len(started)
         for plan, _op, _factory, future in started:
-            await _settle(future, self._resume(plan))
+            await self._resume(plan, future)
 
-    async def _resume(self, plan: Plan[T], result: Any = None) -> T:
-        """Go on with a plan whose first op ran in a group (``result``: its rows)."""
+    async def _resume(
+        self, plan: Plan[Any], future: asyncio.Future[Any], result: Any = None
+    ) -> None:
+        """Go on with a plan whose first op ran in a group (``result``: its rows).
+
+        Most plans end right after their first op: they are settled here without a
+        coroutine of their own (a group settles up to ``MAX_GROUP`` of them in a row).
+        """
         try:
-            try:
-                op = plan.send(result)
-            except StopIteration as stop:  # the common case: nothing more to do
-                return stop.value  # type: ignore[no-any-return]
+            op = plan.send(result)
+        except StopIteration as stop:  # the common case: nothing more to do
+            _resolve(future, stop.value)
+            return
+        except Exception as exc:  # noqa: BLE001 - delivered to the caller
+            plan.close()
+            _fail(future, exc)
+            return
+        await _settle(future, self._run_rest(plan, op))
+
+    async def _run_rest(self, plan: Plan[T], op: Op) -> T:
+        """Run the ops a plan yields after its first, on a connection of its own."""
+        try:
             async with self.connection() as conn:
                 return await self.run_on(conn, plan, first=op)
         finally:
@@ -283,7 +298,7 @@ class GroupCommitDriver(AsyncDriver):
             return
         self.batched_reads += len(started)
         for (plan, _op, _factory, future), result in zip(started, rows, strict=True):
-            await _settle(future, self._resume(plan, result))
+            await self._resume(plan, future, result)
 
 
 MAX_GROUP = 32

@@ -38,6 +38,7 @@ from langgraph_actionckpt._saver_base import (
     describe_target,
     install_hooks,
     pool_options,
+    recent_first,
 )
 from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions._async_api import AsyncActionLogAPI
@@ -287,6 +288,7 @@ class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
                     configure=_configure,
                     **pool_options(pool_size, ckw, max_idle, max_lifetime),
                 )
+                recent_first(pool)
                 await stack.enter_async_context(pool)
                 saver = cls(pool, **options)
             saver.conninfo = conninfo

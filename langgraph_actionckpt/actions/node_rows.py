@@ -7,6 +7,7 @@ the conditional edges routed it). Pure functions: no database, no saver.
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from collections.abc import Sequence
@@ -33,6 +34,7 @@ class NodeAction(NamedTuple):
     error: str | None
 
 
+@functools.lru_cache(maxsize=4096)  # a graph's pull tasks have one path per node
 def node_from_path(task_path: str) -> str | None:
     """The node a task runs, from its path; None for ``Send`` (push) tasks.
 
@@ -60,7 +62,7 @@ def node_actions(
     is_push = task_path.lstrip("~").startswith("__pregel_push")
     if (node is None and not is_push) or (node is not None and node.startswith("__")):
         return []
-    channels = [c for c, _ in writes]
+    channels = tuple([c for c, _ in writes])
     error = next((v for c, v in writes if c == ERROR), None)
     if error is not None:
         status = "failed"
@@ -68,20 +70,28 @@ def node_actions(
         status = "interrupted"
     else:
         status = "completed"
-    # what db.encoding.dumps makes of this dict (fixed keys, strings escaped, a
-    # small int), without its walk over arbitrary values: this runs per task
-    summary = {
-        "channels": [escape_text(c) for c in channels if not c.startswith("branch:")],
-        "routes": [escape_text(c.split(":", 2)[2]) for c in channels if c.startswith("branch:to:")],
-        "sends": channels.count(TASKS),
-    }
     err_json = (
         dumps({"type": type(error).__name__, "message": str(error)}).decode()
         if error is not None
         else None
     )
-    output = orjson.dumps(summary).decode()
+    output = _summary(channels)
     return [NodeAction(f"{task_id}:node", "node", node, status, output, err_json)]
+
+
+@functools.lru_cache(maxsize=4096)  # a node writes the same channels superstep after superstep
+def _summary(channels: tuple[str, ...]) -> str:
+    """The node row's output (JSON text): channels written, routes taken, sends made.
+
+    What ``db.encoding.dumps`` makes of this dict (fixed keys, strings escaped,
+    a small int), without its walk over arbitrary values.
+    """
+    summary = {
+        "channels": [escape_text(c) for c in channels if not c.startswith("branch:")],
+        "routes": [escape_text(c.split(":", 2)[2]) for c in channels if c.startswith("branch:to:")],
+        "sends": channels.count(TASKS),
+    }
+    return orjson.dumps(summary).decode()
 
 
 def step_after(checkpoint_id: str | None) -> int | None:

@@ -99,6 +99,15 @@ class Codec:
                 f"cannot serialize {what} ({type(value).__name__}): {exc}"
             ) from exc
 
+    def dumps_write(self, value: Any, channel: str) -> tuple[str, bytes]:
+        """:meth:`dumps` of a write to ``channel`` (its error text made only on failure)."""
+        try:
+            return self.serde.dumps_typed(value)
+        except Exception as exc:
+            raise SerializationError(
+                f"cannot serialize write to {channel!r} ({type(value).__name__}): {exc}"
+            ) from exc
+
     def budget(self) -> LoadBudget:
         """A fresh decompression budget for one load (``max_load_bytes``)."""
         return LoadBudget(self.max_load_bytes)

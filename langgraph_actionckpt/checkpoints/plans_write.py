@@ -231,7 +231,7 @@ def prepare_writes(
         # sealed when bound (binding.bind_calls): a write equal to a delta becomes a reference
         stored_channel = escape_text(channel)
         check_length("channel name", stored_channel)
-        type_, data = codec.dumps(value, f"write to {channel!r}")
+        type_, data = codec.dumps_write(value, channel)
         rows.append(
             WriteRow(
                 thread_id,
@@ -254,10 +254,11 @@ def prepare_writes(
         agent = agent_id_for(unescape_text(ns), metadata)
         run_id = _str_or_none(metadata.get("run_id"))
         for a in node_actions(task_id, task_path, writes):
+            action_id = escape_text(a.action_id)
             actions.append(
                 ActionRow(
                     thread_id,
-                    escape_text(a.action_id),
+                    action_id,
                     run_id,
                     ns,
                     checkpoint_id,
@@ -268,7 +269,7 @@ def prepare_writes(
                     a.action_type,
                     a.name,
                     a.status,
-                    *_sealed_outcome(codec, thread_id, escape_text(a.action_id), a.output, a.error),
+                    *_sealed_outcome(codec, thread_id, action_id, a.output, a.error),
                 )
             )
     if not rows and not actions:

@@ -65,12 +65,12 @@ from benchmarks.savers import (
     BenchEnv,
     SaverHandle,
     SaverSpec,
-    add_server_options,
     available_savers,
     open_inmemory,
     ours_unavailable_reason,
     redact_dsn,
     server_dsn,
+    server_parser,
 )
 
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -813,12 +813,7 @@ def environment(env: BenchEnv, sizes: Sizes) -> dict[str, Any]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.bench_saver",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_server_options(p)
+    p = server_parser("benchmarks.bench_saver", __doc__)
     p.add_argument("--scenarios", default="a,b,c,d", help="comma list of a,b,c,d")
     p.add_argument("--savers", help="comma list of saver names (default: all available)")
     p.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")

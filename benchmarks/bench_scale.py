@@ -59,10 +59,10 @@ from rich.table import Table
 from benchmarks.bench_saver import CHAIN_NODES, build_chain, gc_paused, thread_config
 from benchmarks.savers import (
     BenchEnv,
-    add_server_options,
     redact_dsn,
     scratch_database,
     server_dsn,
+    server_parser,
 )
 
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -511,12 +511,7 @@ def plot_all(result: dict[str, Any], out: Path) -> list[Curve]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.bench_scale",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_server_options(p)
+    p = server_parser("benchmarks.bench_scale", __doc__)
     p.add_argument("--quick", action="store_true", help="small sizes (< 1 min)")
     p.add_argument("--repeat", type=int, help="samples per point (default 11, quick 3)")
     p.add_argument("--out", default=".", help="directory for the PNGs and scale.json")

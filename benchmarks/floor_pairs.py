@@ -48,8 +48,8 @@ from benchmarks.savers import (
     SAVERS,
     BenchEnv,
     SaverHandle,
-    add_server_options,
     server_dsn,
+    server_parser,
 )
 
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -214,12 +214,7 @@ def write_json(path: str, rows: list[tuple[str, Durability, list[tuple[Sample, S
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.floor_pairs",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_server_options(p)
+    p = server_parser("benchmarks.floor_pairs", __doc__)
     p.add_argument("--world", choices=("sync", "async", "both"), default="both")
     p.add_argument("--durability", choices=("sync", "async", "both"), default="both")
     p.add_argument("--rounds", type=int, default=11, help="alternating rounds per pair")

@@ -64,14 +64,24 @@ def start_embedded_server(path: Path = DEFAULT_PG_PATH) -> str:
     return str(srv.get_uri())
 
 
-def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--dsn`` and ``--pg-path``, the server options every benchmark shares."""
+def server_parser(module: str, doc: str | None) -> argparse.ArgumentParser:
+    """The argument parser of ``python -m <module>``, with the server options it shares.
+
+    ``--dsn`` (an admin DSN) and ``--pg-path`` (the embedded server's data
+    directory): read them back with :func:`server_dsn`.
+    """
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {module}",
+        description=doc,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--dsn", help="PostgreSQL admin DSN (default: start the embedded server)")
     parser.add_argument(
         "--pg-path",
         default=str(DEFAULT_PG_PATH),
         help="data directory of the embedded server (default: %(default)s)",
     )
+    return parser
 
 
 def server_dsn(args: argparse.Namespace) -> str:

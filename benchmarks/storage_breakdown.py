@@ -16,7 +16,6 @@ what the run added to the freshly set-up schema, ``per step`` that over the supe
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -28,10 +27,10 @@ from benchmarks.savers import (
     OUR_SCHEMA,
     BenchEnv,
     SaverHandle,
-    add_server_options,
     pg_schema_size,
     scratch_database,
     server_dsn,
+    server_parser,
 )
 
 FORKS_SQL = """
@@ -115,8 +114,7 @@ def run(env: BenchEnv, variants: Sequence[str], steps: Sequence[int], record_nod
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.storage_breakdown", description=__doc__)
-    add_server_options(p)
+    p = server_parser("benchmarks.storage_breakdown", __doc__)
     p.add_argument("--steps", default="300,1000", help="comma list of superstep counts")
     p.add_argument("--variants", default=",".join(VARIANTS), help="operator.add,add_messages")
     p.add_argument("--no-node-rows", action="store_true", help="record_nodes=False")

@@ -31,7 +31,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.savers import add_server_options
+from benchmarks.savers import server_parser
 
 ROOT = Path(__file__).resolve().parent.parent  # the benchmarks run as ``python -m`` from here
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -83,9 +83,13 @@ def _saver_results(path: Path) -> list[dict[str, Any]]:
     return list(json.loads(path.read_text())["results"])
 
 
-def _find(results: list[dict[str, Any]], scenario: str, saver: str, prefix: str) -> dict[str, Any]:
+def _find(
+    results: list[dict[str, Any]], scenario: str, saver: str, prefix: str = "", suffix: str = ""
+) -> dict[str, Any]:
+    """The first result of ``saver`` in ``scenario`` whose metric has that prefix and suffix."""
     for r in results:
-        if r["scenario"] == scenario and r["saver"] == saver and r["metric"].startswith(prefix):
+        same = r["scenario"] == scenario and r["saver"] == saver
+        if same and r["metric"].startswith(prefix) and r["metric"].endswith(suffix):
             return r
     return {}
 
@@ -116,8 +120,7 @@ def checks(out: Path) -> list[Check]:
                 what += " (STATE DIFFERS from InMemorySaver)"
             found.append(Check("b", what, v, f"<= {limit}", v is not None and v <= limit and same))
     for durability in ("sync", "async"):
-        r = next((x for x in saver if x["scenario"] == "d" and x["saver"] == "AsyncActionSaver"
-                  and x["metric"].endswith(f"threads, durability={durability}")), {})  # fmt: skip
+        r = _find(saver, "d", "AsyncActionSaver", suffix=f"threads, durability={durability}")
         peer, share = r.get("ratio"), r.get("ref_ratio")
         label = r.get("metric", f"64 threads, durability={durability} (not measured)")
         found.append(
@@ -174,12 +177,7 @@ def print_table(found: Sequence[Check], title: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.targets",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_server_options(p)
+    p = server_parser("benchmarks.targets", __doc__)
     p.add_argument("--runs", type=int, default=1, help="consecutive runs (default 1)")
     p.add_argument("--repeat", type=int, default=5, help="bench_saver --repeat (default 5)")
     p.add_argument("--rounds", type=int, default=11, help="floor_pairs --rounds (default 11)")

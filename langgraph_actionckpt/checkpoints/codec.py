@@ -90,22 +90,15 @@ class Codec:
     keyring: KeyRing | None = None
     max_load_bytes: int = DEFAULT_MAX_LOAD_BYTES
 
-    def dumps(self, value: Any, what: str) -> tuple[str, bytes]:
-        """Serialize ``value``; errors name ``what`` was being stored."""
+    def dumps(self, value: Any, what: str, name: str | None = None) -> tuple[str, bytes]:
+        """Serialize ``value``; errors name what was being stored (``what``, then
+        ``name`` quoted: the text is made only on failure, as this runs per value)."""
         try:
             return self.serde.dumps_typed(value)
         except Exception as exc:  # the serializer raises many types; add context
+            subject = what if name is None else f"{what} {name!r}"
             raise SerializationError(
-                f"cannot serialize {what} ({type(value).__name__}): {exc}"
-            ) from exc
-
-    def dumps_write(self, value: Any, channel: str) -> tuple[str, bytes]:
-        """:meth:`dumps` of a write to ``channel`` (its error text made only on failure)."""
-        try:
-            return self.serde.dumps_typed(value)
-        except Exception as exc:
-            raise SerializationError(
-                f"cannot serialize write to {channel!r} ({type(value).__name__}): {exc}"
+                f"cannot serialize {subject} ({type(value).__name__}): {exc}"
             ) from exc
 
     def budget(self) -> LoadBudget:
@@ -249,7 +242,7 @@ class Codec:
         serde = self.serde
         key = (thread_id, ns, channel)
         if not isinstance(serde, ActionSerializer):
-            type_, data = self.dumps(value, f"channel {channel!r}")
+            type_, data = self.dumps(value, "channel", channel)
             return self.delta_policy.encode(channel, version, type_, data, self.last_list(key))
         try:
             # the plain msgpack encoding: surrogates are checked below, only if needed

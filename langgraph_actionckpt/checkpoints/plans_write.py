@@ -231,7 +231,7 @@ def prepare_writes(
         # sealed when bound (binding.bind_calls): a write equal to a delta becomes a reference
         stored_channel = escape_text(channel)
         check_length("channel name", stored_channel)
-        type_, data = codec.dumps_write(value, channel)
+        type_, data = codec.dumps(value, "write to", channel)
         rows.append(
             WriteRow(
                 thread_id,
@@ -313,15 +313,19 @@ def plan_store_writes(
     if not calls:
         return
     seal = write_sealer(codec) if codec is not None else None
-    all_fences = fences or {}
-    for chunk in _chunks(calls, bool(all_fences)) if chunked else [calls]:
+    used = _fences_of(fences or {}, calls)
+    for chunk in _chunks(calls, bool(used)) if chunked else [calls]:
         params: dict[str, Any] = {}
         counts = bind_calls(params, chunk, seal=seal)
-        mine = {t: k for t, k in all_fences.items() if any(c.thread_id == t for c in chunk)}
+        mine = used if chunk is calls else _fences_of(used, chunk)
         bind_fences(params, mine)
         yield Op(queries.store(*counts, 0, False, async_commit, False, bool(mine)), params)
-    used = {t: k for t, k in all_fences.items() if any(c.thread_id == t for c in calls)}
     yield from plan_mark_failed(action_queries, calls, used)
+
+
+def _fences_of(fences: Mapping[str, int], calls: Sequence[WriteCall]) -> dict[str, int]:
+    """The fences of the threads among ``calls``."""
+    return {t: k for t, k in fences.items() if any(c.thread_id == t for c in calls)}
 
 
 CHUNK_PARAMS = 50

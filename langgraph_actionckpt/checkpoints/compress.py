@@ -93,6 +93,11 @@ MAX_UNPACKED = 1 << 30
 """Largest size a stored compressed value may declare (the database is untrusted)."""
 
 _LEVEL = 3
+# The dictionary codecs see small values (a checkpoint skeleton, a message, up to
+# _VALUE_DICT_MAX): with the prepared dictionary, level 1 compresses them as well
+# as level 3 (checkpoints of a 30-node chain: 258.5 B against 258.4 on average;
+# 1 KB texts: 625 against 627) in 12-20% less time.
+_DICT_LEVEL = 1
 # Big values compress worse with the prepared dictionary (a 500 KB list snapshot came
 # out 14% bigger), and the envelopes only matter to small ones.
 _VALUE_DICT_MAX = 16 * 1024
@@ -115,8 +120,8 @@ class _Codecs:
         skeleton_dict = _raw_dict(SKELETON_DICT)
         value_dict = _raw_dict(VALUE_DICT)
         self.pack = zstandard.ZstdCompressor(level=_LEVEL)
-        self.pack_checkpoint = zstandard.ZstdCompressor(level=_LEVEL, dict_data=skeleton_dict)
-        self.pack_value = zstandard.ZstdCompressor(level=_LEVEL, dict_data=value_dict)
+        self.pack_checkpoint = zstandard.ZstdCompressor(level=_DICT_LEVEL, dict_data=skeleton_dict)
+        self.pack_value = zstandard.ZstdCompressor(level=_DICT_LEVEL, dict_data=value_dict)
         self.unpack = zstandard.ZstdDecompressor()
         self.unpack_checkpoint = zstandard.ZstdDecompressor(dict_data=ckpt_dict)
         self.unpack_skeleton = zstandard.ZstdDecompressor(dict_data=skeleton_dict)
@@ -125,7 +130,7 @@ class _Codecs:
 
 def _raw_dict(content: bytes) -> zstandard.ZstdCompressionDict:
     dict_ = zstandard.ZstdCompressionDict(content, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
-    dict_.precompute_compress(level=_LEVEL)  # else it is loaded again per value
+    dict_.precompute_compress(level=_DICT_LEVEL)  # else it is loaded again per value
     return dict_
 
 

@@ -9,6 +9,7 @@ restores them or marks the checkpoint after (see ``core.SaverCore``).
 from __future__ import annotations
 
 import random
+from collections import ChainMap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -408,12 +409,26 @@ def merge_metadata(config: RunnableConfig, metadata: CheckpointMetadata) -> dict
     for obj in (config.get("metadata"), config.get("configurable")):
         if not obj:
             continue
-        for key, value in obj.items():
+        for key, value in _flat(obj).items():
             if key in out or key in EXCLUDED_METADATA_KEYS or key.startswith("__"):
                 continue
             if isinstance(value, (str, int, bool, float)):
                 out[key] = value
     return out
+
+
+def _flat(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``mapping`` itself, or a ``ChainMap`` (LangGraph's config metadata) as one dict.
+
+    Iterating a ChainMap's items looks every key up through its maps in Python;
+    merging the maps (the first one wins, as in the ChainMap) is a few C calls.
+    """
+    if type(mapping) is not ChainMap:
+        return mapping
+    flat: dict[str, Any] = {}
+    for part in reversed(mapping.maps):
+        flat.update(part)
+    return flat
 
 
 def _inlinable(value: Any) -> bool:

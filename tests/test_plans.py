@@ -9,6 +9,7 @@ makes of the rows it gets back.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -37,6 +38,7 @@ from langgraph_actionckpt.checkpoints.plans_write import (
     CHUNK_PARAMS,
     INLINE_VERSION,
     PutResult,
+    merge_metadata,
     next_version,
     plan_put,
     plan_store_writes,
@@ -480,3 +482,37 @@ def test_write_call_adapter_keeps_held_writes_on_failure() -> None:
     with pytest.raises(ConnectionError):
         drive(core._plan_write_call(special), fail)
     assert len(core._pending) == 1  # the held call is back; the special one is the caller's
+
+
+@pytest.mark.parametrize("wrap", [dict, lambda d: ChainMap({}, d)], ids=["dict", "chainmap"])
+def test_merge_metadata_takes_primitives_from_config(wrap: Callable[[dict[str, Any]], Any]) -> None:
+    # LangGraph's config metadata is a ChainMap; merged over its maps, the first map wins
+    metadata = ChainMap({"user": "first", "n": 1}, wrap({"user": "second", "flag": True}))
+    configurable = {
+        "thread_id": "t",  # LangGraph's own keys are left out
+        "checkpoint_ns": "",
+        "__pregel_runtime": object(),  # as are private ones
+        "model": "m",
+        "opts": {"not": "primitive"},
+        "source": "config",  # the checkpoint's own metadata wins
+    }
+    conf: RunnableConfig = {"metadata": metadata, "configurable": configurable}  # type: ignore[typeddict-item]
+    step: CheckpointMetadata = {"source": "loop", "step": 2, "parents": {}}
+    merged = merge_metadata(conf, {**step, "writes": {"x": 1}})  # type: ignore[typeddict-unknown-key]
+    assert merged == {
+        "source": "loop",
+        "step": 2,
+        "parents": {},
+        "user": "first",
+        "n": 1,
+        "flag": True,
+        "model": "m",
+    }
+    # in the ChainMap's own order (its last map's keys first), as iterating it gives
+    assert list(merged) == [
+        "source",
+        "step",
+        "parents",
+        *[k for k in metadata if k != "writes"],
+        "model",
+    ]

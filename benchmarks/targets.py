@@ -159,6 +159,39 @@ def checks(out: Path) -> list[Check]:
     return found
 
 
+def context(out: Path) -> list[str]:
+    """What the machine gave the peers and floors in this run: c's and d's checks move with it.
+
+    c's "x AsyncPostgresSaver" compares two savers whose limits differ (ours the CPU, the peer
+    its commits' round trips), so the peer's share of ``InMemorySaver`` says how much of
+    ``InMemorySaver``'s throughput ours needs to pass; d compares a rate with the COPY floor
+    of the same rows.
+    """
+    lines: list[str] = []
+    saver = _saver_results(out / "saver.json")
+    for durability in ("sync", "async"):
+        r = _find(saver, "d", "AsyncActionSaver", suffix=f"threads, durability={durability}")
+        peer, share = r.get("ratio"), r.get("ref_ratio")
+        if peer and share:
+            lines.append(
+                f"c, durability={durability}: AsyncPostgresSaver ran at {share / peer:.2f} of "
+                f"InMemorySaver's throughput, so {C_MIN_PEER}x it needs ours at "
+                f"{C_MIN_PEER * share / peer:.2f} of InMemorySaver's (ours: {share:.2f})"
+            )
+    recorder = json.loads((out / "recorder.json").read_text())
+    floor = recorder.get("copy_floor_rows_per_s")
+    if floor:
+        shares = ", ".join(
+            f"{world} {float(recorder[world]['throughput']) / floor:.2f}"
+            for world in ("sync", "async")
+        )
+        lines.append(
+            f"d: the COPY floor of the same rows ran at {floor:,.0f} rows/s; ours reached {shares} "
+            f"of it ({D_MIN_RATE:,}/s is {D_MIN_RATE / floor:.2f} of it)"
+        )
+    return lines
+
+
 def _shown(value: float | None) -> str:
     if value is None:
         return "-"
@@ -205,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         found = checks(out)
         all_met &= all(c.met for c in found)
         print_table(found, f"issue #14 targets a-d, run {i} ({out})")
+        for line in context(out):
+            console.print(f"  {line}", markup=False)
     return 0 if all_met else 1
 
 

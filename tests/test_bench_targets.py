@@ -24,3 +24,10 @@ def test_quick_run_checks_every_target(pg18_dsn: str, tmp_path: Path) -> None:
         assert all(c.value is not None and c.value > 0 for c in by_target[t]), by_target[t]
     assert all(c.value is None and not c.met for c in by_target["b"])
     assert code == (0 if all(c.met for c in found) else 1)
+    # the machine's side of c and d: the peer's share of InMemorySaver, the COPY floor
+    lines = targets.context(tmp_path)
+    assert [line.split(":")[0] for line in lines] == [
+        "c, durability=sync",
+        "c, durability=async",
+        "d",
+    ]

@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import time
-import uuid
 
 import psycopg
 from psycopg import sql
 
-from benchmarks.bench_recorder import _drop, _events, _start_args, _start_kw
+from benchmarks.bench_recorder import _calls, _drop
 from langgraph_actionckpt import ActionCallbackHandler, ActionRecord, ActionSaver
 from langgraph_actionckpt.actions import batch_columns, batch_rows
 from langgraph_actionckpt.actions.row_queue import merge_records
@@ -41,9 +40,8 @@ def _records(saver: ActionSaver, n: int) -> list[ActionRecord]:
     handler = ActionCallbackHandler(saver)
     out: list[ActionRecord] = []
     handler._enqueue = lambda r: out.append(r) if r is not None else None  # type: ignore[method-assign]
-    for run_id, inputs, output in _events(n):
-        rid = uuid.UUID(run_id)
-        handler.on_tool_start(*_start_args(run_id, inputs), run_id=rid, **_start_kw(run_id, inputs))
+    for rid, args, kwargs, output in _calls(n):
+        handler.on_tool_start(*args, run_id=rid, **kwargs)
         handler.on_tool_end(output, run_id=rid)
     return out
 

@@ -94,6 +94,19 @@ def _find(
     return {}
 
 
+def _threads_result(
+    saver: list[dict[str, Any]], durability: str
+) -> tuple[str, float | None, float | None]:
+    """c's row (scenario d of bench_saver): its metric, x AsyncPostgresSaver, / InMemorySaver."""
+    r = _find(saver, "d", "AsyncActionSaver", suffix=f"threads, durability={durability}")
+    label = r.get("metric", f"64 threads, durability={durability} (not measured)")
+    return label, r.get("ratio"), r.get("ref_ratio")
+
+
+def _recorder(out: Path) -> dict[str, Any]:
+    return dict(json.loads((out / "recorder.json").read_text()))
+
+
 def checks(out: Path) -> list[Check]:
     """Every check of targets a-d from the JSON files in ``out``."""
     found: list[Check] = []
@@ -120,9 +133,7 @@ def checks(out: Path) -> list[Check]:
                 what += " (STATE DIFFERS from InMemorySaver)"
             found.append(Check("b", what, v, f"<= {limit}", v is not None and v <= limit and same))
     for durability in ("sync", "async"):
-        r = _find(saver, "d", "AsyncActionSaver", suffix=f"threads, durability={durability}")
-        peer, share = r.get("ratio"), r.get("ref_ratio")
-        label = r.get("metric", f"64 threads, durability={durability} (not measured)")
+        label, peer, share = _threads_result(saver, durability)
         found.append(
             Check(
                 "c",
@@ -141,7 +152,7 @@ def checks(out: Path) -> list[Check]:
                 share is not None and share >= C_MIN_INMEMORY,
             )
         )
-    recorder = json.loads((out / "recorder.json").read_text())
+    recorder = _recorder(out)
     for world in ("sync", "async"):
         rate = float(recorder[world]["throughput"])
         caller = float(recorder[world]["caller_us_median"])
@@ -170,15 +181,14 @@ def context(out: Path) -> list[str]:
     lines: list[str] = []
     saver = _saver_results(out / "saver.json")
     for durability in ("sync", "async"):
-        r = _find(saver, "d", "AsyncActionSaver", suffix=f"threads, durability={durability}")
-        peer, share = r.get("ratio"), r.get("ref_ratio")
+        _label, peer, share = _threads_result(saver, durability)
         if peer and share:
             lines.append(
                 f"c, durability={durability}: AsyncPostgresSaver ran at {share / peer:.2f} of "
                 f"InMemorySaver's throughput, so {C_MIN_PEER}x it needs ours at "
                 f"{C_MIN_PEER * share / peer:.2f} of InMemorySaver's (ours: {share:.2f})"
             )
-    recorder = json.loads((out / "recorder.json").read_text())
+    recorder = _recorder(out)
     floor = recorder.get("copy_floor_rows_per_s")
     if floor:
         shares = ", ".join(

@@ -17,6 +17,9 @@ Measures, for the sync handler (ActionSaver) and the async handler
   the handler, from the first event until every row is committed (the writer
   flushed), in actions per second;
 * the floor for comparison: COPY of the same rows into a scratch table;
+* what a tool call costs when LangChain makes it (``tool.invoke``), alone, with a no-op
+  handler and with ours (``benchmarks.bench_tool_calls``): the most tool calls one process
+  can make per second, and the caller's path as a graph sees it;
 * CPU per action over the same window: this process (the caller and the
   writer, all threads) and the run's server backends (read from ``/proc``, so
   0 for a server on another machine). On a busy machine the wall-clock rates
@@ -274,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     sync = bench_sync(dsn, n, args.batch)
     asyn = asyncio.run(_bench_async(dsn, n, args.batch))
     floor = bench_copy_floor(dsn, n)
+    from benchmarks.bench_tool_calls import bench_tool_calls, describe
+
+    tool_call = bench_tool_calls(dsn, 200 if args.quick else 2_000, 2 if args.quick else 4)
     table = Table(title=f"recording {n:,} tool-call actions (~1 KB each)")
     cols = ("handler", "caller path median", "caller path p90", "sustained", "CPU/action", "target")
     for col in cols:
@@ -293,9 +299,17 @@ def main(argv: list[str] | None = None) -> int:
         r["caller_us_median"] <= CALLER_TARGET_US and r["throughput"] >= THROUGHPUT_TARGET
         for r in (sync, asyn)
     )
+    for line in describe(tool_call):
+        print(line)
     print("targets met (issue #14 d):", "yes" if ok else "no")
     if args.json_out:
-        result = {"sync": sync, "async": asyn, "copy_floor_rows_per_s": floor, "actions": n}
+        result = {
+            "sync": sync,
+            "async": asyn,
+            "copy_floor_rows_per_s": floor,
+            "actions": n,
+            "tool_call": tool_call,
+        }
         Path(args.json_out).write_text(json.dumps(result, indent=2))
     return 0
 

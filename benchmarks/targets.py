@@ -199,6 +199,15 @@ def context(out: Path) -> list[str]:
             f"d: the COPY floor of the same rows ran at {floor:,.0f} rows/s; ours reached {shares} "
             f"of it ({D_MIN_RATE:,}/s is {D_MIN_RATE / floor:.2f} of it)"
         )
+    tool_call = recorder.get("tool_call")
+    if tool_call:
+        alone = float(tool_call["alone_us"])
+        lines.append(
+            f"d: a tool call made by LangChain (tool.invoke) cost {alone:.0f} us alone, so one "
+            f"process makes at most {1e6 / alone:,.0f} a second ({D_MIN_RATE:,}/s is "
+            f"{D_MIN_RATE * alone / 1e6:.0f}x that); ActionCallbackHandler added "
+            f"{float(tool_call['handler_added_us']):.0f} us to it over a no-op handler"
+        )
     return lines
 
 

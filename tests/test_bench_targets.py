@@ -24,10 +24,17 @@ def test_quick_run_checks_every_target(pg18_dsn: str, tmp_path: Path) -> None:
         assert all(c.value is not None and c.value > 0 for c in by_target[t]), by_target[t]
     assert all(c.value is None and not c.met for c in by_target["b"])
     assert code == (0 if all(c.met for c in found) else 1)
-    # the machine's side of c and d: the peer's share of InMemorySaver, the COPY floor
+    # the machine's side of c and d: the peer's share of InMemorySaver, the COPY floor,
+    # LangChain's own tool call
     lines = targets.context(tmp_path)
     assert [line.split(":")[0] for line in lines] == [
         "c, durability=sync",
         "c, durability=async",
         "d",
+        "d",
     ]
+    assert "tool call made by LangChain" in lines[-1]
+    tool_call = targets._recorder(tmp_path)["tool_call"]
+    # every recorded call is a stored row (checked by the benchmark), each variant timed
+    assert tool_call["rows"] == 200 * 2
+    assert all(tool_call[f"{v}_us"] > 0 for v in ("alone", "no-op handler"))

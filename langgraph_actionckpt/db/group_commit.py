@@ -17,6 +17,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from langgraph_actionckpt.db import direct
 from langgraph_actionckpt.db._async_driver import AsyncDriver, end_failed_transaction
 from langgraph_actionckpt.db._driver_base import KEEPS_ROWS, give_back_cursor, logger, take_cursor
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
@@ -155,27 +156,9 @@ class GroupCommitDriver(AsyncDriver):
         started.sort(key=lambda item: item[1].lock_key)
         try:
             async with self.connection() as conn:
-                cur = take_cursor(conn)
-                reusable = False
-                try:
-                    # BEGIN and COMMIT as plain statements of the pipeline: psycopg's
-                    # transaction() block costs as much CPU as the statements do
-                    async with conn.pipeline():
-                        await cur.execute("BEGIN")
-                        for _plan, op, _factory, _future in started:
-                            prepare = (
-                                True if op.prepare and conn.prepare_threshold is not None else None
-                            )
-                            await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
-                        await cur.execute("COMMIT")
-                    reusable = True
-                except BaseException:
-                    await end_failed_transaction(conn)
-                    raise
-                finally:
-                    spare = give_back_cursor(conn, cur, reusable)
-                    if spare is not None:
-                        await spare.close()
+                ops = [op for _p, op, _f, _u in started]
+                if await _direct_group(conn, ops, reads=False) is None:
+                    await _cursor_group(conn, started)
         except Exception as exc:  # noqa: BLE001 - retried one by one below
             logger.debug(
                 "group of %d writes failed (%s); writing them one by one", len(started), exc
@@ -266,28 +249,10 @@ class GroupCommitDriver(AsyncDriver):
             return
         try:
             async with self.connection() as conn:
-                cursors = [conn.cursor(binary=True) for _ in started]
-                try:
-                    async with conn.pipeline():
-                        for cur, (_plan, op, _factory, _future) in zip(
-                            cursors, started, strict=True
-                        ):
-                            prepare = (
-                                True if op.prepare and conn.prepare_threshold is not None else None
-                            )
-                            await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
-                    rows = [
-                        await (cur.fetchone() if op.fetch == "one" else cur.fetchall())
-                        for cur, (_plan, op, _factory, _future) in zip(
-                            cursors, started, strict=True
-                        )
-                    ]
-                except BaseException:
-                    await end_failed_transaction(conn)
-                    raise
-                finally:
-                    for cur in cursors:
-                        await cur.close()
+                ops = [op for _p, op, _f, _u in started]
+                rows = await _direct_group(conn, ops, reads=True)
+                if rows is None:
+                    rows = await _cursor_reads(conn, ops)
         except Exception as exc:  # noqa: BLE001 - run one by one below
             logger.debug(
                 "batch of %d reads failed (%s); running them one by one", len(started), exc
@@ -303,6 +268,86 @@ class GroupCommitDriver(AsyncDriver):
 
 MAX_GROUP = 32
 """At most this many plans share one group commit (each waits for the whole group)."""
+
+
+async def _direct_group(
+    conn: psycopg.AsyncConnection[Any], ops: list[Op], *, reads: bool
+) -> list[Any] | None:
+    """Send a group's first statements in one libpq pipeline (``db.direct``).
+
+    Writes run between BEGIN and COMMIT (one commit for the group); reads each on
+    their own. Returns each op's rows for reads (``[]`` for writes), or None when
+    an op does not qualify (the caller uses psycopg's pipeline instead).
+    """
+    items = []
+    for op in ops:
+        stmt = direct.usable(conn, op)
+        if stmt is None:
+            return None
+        items.append((stmt, op))
+    state = direct.state_of(conn)
+    try:
+        results = await conn.wait(direct.group_gen(conn, state, items, transaction=not reads))
+    except BaseException:
+        await _end_failed_pipeline(conn)
+        raise
+    if not reads:
+        return []
+    return [direct.rows_of(state, res, op.fetch) for res, op in zip(results, ops, strict=True)]
+
+
+async def _end_failed_pipeline(conn: psycopg.AsyncConnection[Any]) -> None:
+    """After a failed direct pipeline: roll back, or close a connection left mid-pipeline."""
+    if conn.pgconn.pipeline_status != psycopg.pq.PipelineStatus.OFF:
+        await conn.close()  # results still unread: the pool drops a closed connection
+        return
+    await end_failed_transaction(conn)
+
+
+async def _cursor_group(
+    conn: psycopg.AsyncConnection[Any],
+    started: list[tuple[Plan[Any], Op, PlanFactory[Any], asyncio.Future[Any]]],
+) -> None:
+    """A group's first statements in psycopg's pipeline, between BEGIN and COMMIT."""
+    cur = take_cursor(conn)
+    reusable = False
+    try:
+        # BEGIN and COMMIT as plain statements of the pipeline: psycopg's
+        # transaction() block costs as much CPU as the statements do
+        async with conn.pipeline():
+            await cur.execute("BEGIN")
+            for _plan, op, _factory, _future in started:
+                prepare = True if op.prepare and conn.prepare_threshold is not None else None
+                await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+            await cur.execute("COMMIT")
+        reusable = True
+    except BaseException:
+        await end_failed_transaction(conn)
+        raise
+    finally:
+        spare = give_back_cursor(conn, cur, reusable)
+        if spare is not None:
+            await spare.close()
+
+
+async def _cursor_reads(conn: psycopg.AsyncConnection[Any], ops: list[Op]) -> list[Any]:
+    """A batch of reads in psycopg's pipeline, a cursor each; their rows in order."""
+    cursors = [conn.cursor(binary=True) for _ in ops]
+    try:
+        async with conn.pipeline():
+            for cur, op in zip(cursors, ops, strict=True):
+                prepare = True if op.prepare and conn.prepare_threshold is not None else None
+                await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+        return [
+            await (cur.fetchone() if op.fetch == "one" else cur.fetchall())
+            for cur, op in zip(cursors, ops, strict=True)
+        ]
+    except BaseException:
+        await end_failed_transaction(conn)
+        raise
+    finally:
+        for cur in cursors:
+            await cur.close()
 
 
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:

@@ -360,13 +360,19 @@ async def test_a_blackhole_gives_an_error_not_a_hang_async(private_pg: PrivatePo
         hole.close()
 
 
-def test_prepared_statements_behind_pgbouncer_give_a_clear_error(bouncer: PgBouncer) -> None:
+def test_prepared_statements_behind_pgbouncer_give_a_clear_error(
+    bouncer: PgBouncer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Transaction pooling with psycopg's prepared statements on: a ConfigurationError saying so.
 
     ``bouncer`` only checks that pgbouncer is there; the test runs its own with one server
-    connection, so the two clients' prepared statements always meet on one session.
+    connection, so the two clients' prepared statements always meet on one session. Direct
+    statements are off here: psycopg's own names (``_pg3_0``...) are what collide.
     """
     from langgraph_actionckpt import ConfigurationError
+    from langgraph_actionckpt.db import direct
+
+    monkeypatch.setattr(direct, "ENABLED", False)
 
     with private_stack(pool_size=1) as (_pg, bouncer):
         with ActionSaver.from_conn_string(bouncer.dsn, schema="misconfigured") as setup_saver:
@@ -384,3 +390,53 @@ def test_prepared_statements_behind_pgbouncer_give_a_clear_error(bouncer: PgBoun
             finally:
                 for s in savers:
                     s.__exit__(None, None, None)
+
+
+def test_direct_statements_behind_pgbouncer_never_meet_another_clients(
+    bouncer: PgBouncer,
+) -> None:
+    """Direct statements (``db.direct``) name what they prepare uniquely, across processes.
+
+    Two clients through one server session (pgbouncer, transaction mode, one server
+    connection) each prepare their statements on that session: psycopg's names collide
+    there (the test above); ours never do, so both graphs run and read back their own state.
+    A worker process prepares the same shapes on the same session first.
+    """
+    with private_stack(pool_size=1) as (_pg, bouncer):
+        with ActionSaver.from_conn_string(bouncer.dsn, schema="direct_names") as setup_saver:
+            setup_saver.setup()
+        worker = textwrap.dedent(
+            f"""
+            import operator
+            from typing import Annotated, TypedDict
+            from langgraph.graph import END, START, StateGraph
+            from langgraph_actionckpt import ActionSaver
+
+            class S(TypedDict):
+                log: Annotated[list[int], operator.add]
+
+            b = StateGraph(S)
+            b.add_node("a", lambda s: {{"log": [7]}})
+            b.add_edge(START, "a")
+            b.add_edge("a", END)
+            with ActionSaver.from_conn_string({bouncer.dsn!r}, schema="direct_names") as s:
+                g = b.compile(checkpointer=s)
+                for i in range(3):
+                    g.invoke({{"log": []}}, {{"configurable": {{"thread_id": f"w{{i}}"}}}})
+            """
+        )
+        subprocess.run([sys.executable, "-c", worker], check=True, timeout=120)
+        savers = [
+            ActionSaver.from_conn_string(bouncer.dsn, schema="direct_names") for _ in range(2)
+        ]
+        try:
+            graphs = [chain(2, []).compile(checkpointer=s.__enter__()) for s in savers]
+            for i in range(10):
+                for j, g in enumerate(graphs):
+                    g.invoke({"log": []}, _config(f"d{i}-{j}"))
+            for i in range(10):
+                for j, g in enumerate(graphs):
+                    assert g.get_state(_config(f"d{i}-{j}")).values["log"] == [0, 1]
+        finally:
+            for s in savers:
+                s.__exit__(None, None, None)

@@ -28,6 +28,7 @@ from langgraph_actionckpt import (
     AsyncActionSaver,
     action,
 )
+from langgraph_actionckpt.db import direct
 
 from .conftest import fetch
 
@@ -297,6 +298,16 @@ def recorded_statements(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
                         return await _o(self, query, *a, **k)
 
                 m.setattr(cls, name, wrapped)
+        # the hot statements that go to libpq directly, below the cursor (db.direct)
+        usable = direct.usable
+
+        def usable_recorded(conn: Any, op: Any) -> Any:
+            stmt = usable(conn, op)
+            if stmt is not None:
+                render(conn, op.query)
+            return stmt
+
+        m.setattr(direct, "usable", usable_recorded)
         yield seen
 
 

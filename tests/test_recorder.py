@@ -294,3 +294,53 @@ def test_open_run_record_fills_the_fields_it_names() -> None:
     assert bare.record("lc", "tool_call", "act", None) == ActionRecord(
         thread_id="", action_id="act", action_type="tool_call", agent_id="root", lc_run_id="lc"
     )
+
+
+def test_open_run_own_record_fills_the_fields_it_names() -> None:
+    """``OpenRun.own_record`` builds the whole row positionally: field by field."""
+    from dataclasses import replace
+
+    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.runs import OpenRun
+
+    meta = node_meta(node="tools", agent_id="a1")
+    meta["langgraph_checkpoint_ns"] = f"outer:{TASK}|tools:{TASK}"
+    run = OpenRun("tool", Callback(None, uuid.uuid4(), uuid.uuid4(), meta, {}), "search")
+    row = run.own_record("lc", "tool_call", "up", {"q": 1}, {"tool_call_id": "c1"})
+    assert row.started_at is not None and row.started_at == row.completed_at
+    assert row.started_at.tzinfo is not None and row.latency_ms is not None
+    expected = ActionRecord(
+        thread_id="t1",
+        action_id=f"{TASK}:tool_call:run:lc",
+        action_type="tool_call",
+        name="search",
+        status="running",
+        run_id="run-1",
+        checkpoint_ns=f"outer:{TASK}",
+        task_id=TASK,
+        node="tools",
+        agent_id="a1",
+        step=2,
+        replayable=False,
+        input={"q": 1},
+        latency_ms=row.latency_ms,
+        parent_action_id="up",
+        lc_run_id="lc",
+        meta={"tool_call_id": "c1"},
+        started_at=row.started_at,
+        completed_at=row.started_at,
+    )
+    assert row == expected
+    bare = OpenRun("llm", Callback(None, uuid.uuid4(), None, None, {}), None)
+    own = bare.own_record("lc", "llm_completion", None, None, None)
+    assert own == replace(
+        ActionRecord(
+            thread_id="", action_id="run:llm_completion:run:lc", action_type="llm_completion"
+        ),
+        agent_id="root",
+        replayable=False,
+        latency_ms=own.latency_ms,
+        lc_run_id="lc",
+        started_at=own.started_at,
+        completed_at=own.started_at,
+    )

@@ -76,14 +76,18 @@ class TrackedRuns:
             run_id, kind, action_id, None if parent is None else self._parent_action(parent)
         )
 
-    def _own_record(self, run: OpenRun, run_id: str, kind: str) -> ActionRecord:
+    def _own_record(
+        self, run: OpenRun, run_id: str, kind: str, input: Any = None, meta: Any = None
+    ) -> ActionRecord:
         """A row the replay layer did not write: not replayable, timed by the callbacks."""
-        record = self._record(run, run_id, kind, run.own_action_id(kind, run_id))
-        record.replayable = False
-        record.started_at = now()
-        record.completed_at = record.started_at
-        record.latency_ms = run.elapsed_ms()
-        return record
+        parent = run.parent
+        return run.own_record(
+            run_id,
+            kind,
+            None if parent is None else self._parent_action(parent),
+            input,
+            meta,
+        )
 
     def _finish(self, run_id: UUID) -> tuple[str, OpenRun | None]:
         """Forget a run at its end; the run only if it belongs to a thread."""

@@ -130,7 +130,7 @@ def _jsonable(col: Sequence[Any]) -> list[Any]:
     """``to_jsonable`` of each value of a JSON column (None stays None).
 
     A plain dict of plain ASCII strings (a tool's input, the tool call's ``meta``)
-    is its own JSON value: two joins in C tell, where ``to_jsonable`` would make
+    is its own JSON value: a join in C tells, where ``to_jsonable`` would make
     a Python call and a copy for it (the writer's hot loop, a row at a time).
     """
     out: list[Any] = []
@@ -139,7 +139,7 @@ def _jsonable(col: Sequence[Any]) -> list[Any]:
         if v is not None:
             if type(v) is dict and TAG not in v:
                 try:  # (TypeError: a key or value that is not a string)
-                    text = "".join(v) + "".join(v.values())
+                    text = "".join([*v, *v.values()])
                 except TypeError:
                     text = "\x00"
                 if not text.isascii() or "\x00" in text:

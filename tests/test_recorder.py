@@ -21,6 +21,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph_actionckpt import ActionCallbackHandler, AsyncActionCallbackHandler
 from langgraph_actionckpt.actions.join import pending_llm_run, register_run, run_registry
 from langgraph_actionckpt.actions.recorder import ActionRecorder, Callback
+from langgraph_actionckpt.actions.runs import OpenRun, run_key
 from langgraph_actionckpt.actions.writer import AsyncActionWriter, SyncActionWriter
 
 TASK = "6c8e1d52-0000-4000-8000-000000000001"
@@ -118,9 +119,9 @@ def test_llm_row_of_its_own_with_usage_ttft_and_parent() -> None:
     )
     assert pending_llm_run.get() == str(rid)
     rec.llm_token(rid)
-    first = rec._runs[rid].first_token
+    first = rec._runs[run_key(rid)].first_token
     rec.llm_token(rid)  # only the first token counts
-    assert rec._runs[rid].first_token == first
+    assert rec._runs[run_key(rid)].first_token == first
     message = AIMessage(
         "hello",
         usage_metadata={"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
@@ -344,3 +345,21 @@ def test_open_run_own_record_fills_the_fields_it_names() -> None:
         started_at=own.started_at,
         completed_at=own.started_at,
     )
+
+
+def test_open_run_keys_and_text_of_its_run_ids() -> None:
+    """A UUID run id's text is ``str(uuid)``; its key is its number (any other id: itself)."""
+    ids = [uuid.UUID(int=0), uuid.UUID(int=(1 << 128) - 1), uuid.UUID(int=1 << 127)]
+    ids += [uuid.uuid4() for _ in range(200)] + [uuid.uuid1()]
+    for rid in ids:
+        parent = uuid.uuid4()
+        run = OpenRun("tool", Callback(None, rid, parent, None, {}))
+        assert (run.rid, run.key, run.parent, run.parent_key) == (
+            str(rid),
+            rid.int,
+            parent,
+            parent.int,
+        )
+    odd = OpenRun("tool", Callback(None, "run-7", None, None, {}))  # type: ignore[arg-type]
+    assert (odd.rid, odd.key, odd.parent_key) == ("run-7", "run-7", None)
+    assert run_key(ids[0]) == 0 and run_key("run-7") == "run-7"

@@ -24,6 +24,7 @@ from langgraph_actionckpt.actions.runs import (
     OpenRun,
     llm_call_meta,
     response_message,
+    run_key,
 )
 from langgraph_actionckpt.actions.tracked import TrackedRuns, fail, now
 
@@ -48,7 +49,7 @@ class CallRecorder(TrackedRuns):
         )
         run = OpenRun("llm", call, name=model, input=prompts, meta=call_meta)
         rid = run.rid
-        self._runs[call.run_id] = run
+        self._runs[run.key] = run
         if self._observing:
             provider = call_meta.get("provider")
             self._observe(
@@ -63,7 +64,7 @@ class CallRecorder(TrackedRuns):
 
     def llm_token(self, run_id: UUID) -> None:
         """Note the time of the first streamed token."""
-        run = self._runs.get(run_id)
+        run = self._runs.get(run_key(run_id))
         if run is not None and run.first_token is None:
             run.first_token = time.perf_counter()
 
@@ -144,7 +145,7 @@ class CallRecorder(TrackedRuns):
             joined = run_registry.get(run.rid)
             if joined is not None:
                 run.action_id = joined[1]
-        self._runs[call.run_id] = run
+        self._runs[run.key] = run
         if self._observing and run.thread_id is not None and self.observer.wants():
             call_id = None if tool_call_id is None else str(tool_call_id)
             self._observe(run, "tool", tool_name, tool_call_id=call_id)
@@ -153,7 +154,8 @@ class CallRecorder(TrackedRuns):
         self, output: Any, run_id: UUID, error: BaseException | None = None
     ) -> ActionRecord | None:
         """The tool call's row: its result, or its failure when ``error`` is given."""
-        run = self._runs.pop(run_id, None)  # (self._finish, spelled out)
+        # (self._finish, spelled out; run_key too)
+        run = self._runs.pop(run_id.int if type(run_id) is UUID else run_id, None)
         if run is None or run.thread_id is None:
             return None
         rid = run.rid
@@ -172,7 +174,7 @@ class CallRecorder(TrackedRuns):
             record.meta = run.meta
             self._observed(run, "replayed" if joined[2] else done, record, error, None, origin)
             return record
-        parent = run.parent  # (self._own_record, spelled out)
+        parent = run.parent_key  # (self._own_record, spelled out)
         parent_action = None if parent is None else self._parent_action(parent)
         record = run.own_record(rid, "tool_call", parent_action, run.input, run.meta)
         # (a str result first: the isinstance check of a pydantic class costs more)
@@ -187,7 +189,7 @@ class CallRecorder(TrackedRuns):
         """Note a retriever call."""
         rname = str(call.name("retriever"))
         run = OpenRun("retriever", call, rname, query)
-        self._runs[call.run_id] = run
+        self._runs[run.key] = run
         self._observe(run, "retriever", rname)
 
     def retriever_end(

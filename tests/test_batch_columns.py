@@ -8,6 +8,7 @@ import random
 import zoneinfo
 from typing import Any
 
+import orjson
 import psycopg
 import pytest
 from psycopg import sql
@@ -179,6 +180,47 @@ def test_the_column_kinds_match_the_write_columns() -> None:
     columns = batch_columns._columns([record])
     assert len(columns) == len(WRITE_COLUMNS)
     assert [c[0] for c in columns] == [getattr(record, c) for c in WRITE_COLUMNS]
+
+
+class _Text(str):
+    __slots__ = ()
+
+
+def test_plain_dicts_are_their_own_json_values() -> None:
+    """The writer's shortcut for dicts of ASCII strings encodes what ``to_jsonable`` does."""
+    m = encoding.MARK
+    values: list[Any] = [
+        {"query": "plain"},
+        {"tool_call_id": "call_1", "": ""},
+        {},
+        {"q": "a\x00b"},
+        {"a\x00": "b"},
+        {"q": m + "x"},
+        {m: "x"},
+        {"q": "\ud800"},
+        {"q": "é"},
+        {encoding.TAG: "x"},
+        {"q": None},
+        {"q": 1, "r": "s"},
+        {"q": {"nested": "x"}},
+        {1: "x"},
+        {_Text("k"): _Text("v")},
+        {"q": _Text("\x00")},
+        (("q", "x"),),
+        "text",
+        None,
+    ]
+    got = batch_columns._jsonable(values)
+    want = [None if v is None else encoding.to_jsonable(v) for v in values]
+    assert got == want
+    assert [_dumped(v) for v in got] == [_dumped(v) for v in want]
+
+
+def _dumped(value: Any) -> bytes | str:
+    try:
+        return orjson.dumps(value)
+    except TypeError as exc:  # (a str subclass key): the writer takes the JSON path, both ways
+        return str(exc)
 
 
 def test_an_object_in_a_scalar_column_is_left_to_the_json_path() -> None:

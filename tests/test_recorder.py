@@ -21,6 +21,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph_actionckpt import ActionCallbackHandler, AsyncActionCallbackHandler
 from langgraph_actionckpt.actions.join import pending_llm_run, register_run, run_registry
 from langgraph_actionckpt.actions.recorder import ActionRecorder, Callback
+from langgraph_actionckpt.actions.runs import OpenRun, run_key
 from langgraph_actionckpt.actions.writer import AsyncActionWriter, SyncActionWriter
 
 TASK = "6c8e1d52-0000-4000-8000-000000000001"
@@ -118,9 +119,9 @@ def test_llm_row_of_its_own_with_usage_ttft_and_parent() -> None:
     )
     assert pending_llm_run.get() == str(rid)
     rec.llm_token(rid)
-    first = rec._runs[rid].first_token
+    first = rec._runs[run_key(rid)].first_token
     rec.llm_token(rid)  # only the first token counts
-    assert rec._runs[rid].first_token == first
+    assert rec._runs[run_key(rid)].first_token == first
     message = AIMessage(
         "hello",
         usage_metadata={"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
@@ -294,3 +295,71 @@ def test_open_run_record_fills_the_fields_it_names() -> None:
     assert bare.record("lc", "tool_call", "act", None) == ActionRecord(
         thread_id="", action_id="act", action_type="tool_call", agent_id="root", lc_run_id="lc"
     )
+
+
+def test_open_run_own_record_fills_the_fields_it_names() -> None:
+    """``OpenRun.own_record`` builds the whole row positionally: field by field."""
+    from dataclasses import replace
+
+    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.runs import OpenRun
+
+    meta = node_meta(node="tools", agent_id="a1")
+    meta["langgraph_checkpoint_ns"] = f"outer:{TASK}|tools:{TASK}"
+    run = OpenRun("tool", Callback(None, uuid.uuid4(), uuid.uuid4(), meta, {}), "search")
+    row = run.own_record("lc", "tool_call", "up", {"q": 1}, {"tool_call_id": "c1"})
+    assert row.started_at is not None and row.started_at == row.completed_at
+    assert row.started_at.tzinfo is not None and row.latency_ms is not None
+    expected = ActionRecord(
+        thread_id="t1",
+        action_id=f"{TASK}:tool_call:run:lc",
+        action_type="tool_call",
+        name="search",
+        status="running",
+        run_id="run-1",
+        checkpoint_ns=f"outer:{TASK}",
+        task_id=TASK,
+        node="tools",
+        agent_id="a1",
+        step=2,
+        replayable=False,
+        input={"q": 1},
+        latency_ms=row.latency_ms,
+        parent_action_id="up",
+        lc_run_id="lc",
+        meta={"tool_call_id": "c1"},
+        started_at=row.started_at,
+        completed_at=row.started_at,
+    )
+    assert row == expected
+    bare = OpenRun("llm", Callback(None, uuid.uuid4(), None, None, {}), None)
+    own = bare.own_record("lc", "llm_completion", None, None, None)
+    assert own == replace(
+        ActionRecord(
+            thread_id="", action_id="run:llm_completion:run:lc", action_type="llm_completion"
+        ),
+        agent_id="root",
+        replayable=False,
+        latency_ms=own.latency_ms,
+        lc_run_id="lc",
+        started_at=own.started_at,
+        completed_at=own.started_at,
+    )
+
+
+def test_open_run_keys_and_text_of_its_run_ids() -> None:
+    """A UUID run id's text is ``str(uuid)``; its key is its number (any other id: itself)."""
+    ids = [uuid.UUID(int=0), uuid.UUID(int=(1 << 128) - 1), uuid.UUID(int=1 << 127)]
+    ids += [uuid.uuid4() for _ in range(200)] + [uuid.uuid1()]
+    for rid in ids:
+        parent = uuid.uuid4()
+        run = OpenRun("tool", Callback(None, rid, parent, None, {}))
+        assert (run.rid, run.key, run.parent, run.parent_key) == (
+            str(rid),
+            rid.int,
+            parent,
+            parent.int,
+        )
+    odd = OpenRun("tool", Callback(None, "run-7", None, None, {}))  # type: ignore[arg-type]
+    assert (odd.rid, odd.key, odd.parent_key) == ("run-7", "run-7", None)
+    assert run_key(ids[0]) == 0 and run_key("run-7") == "run-7"

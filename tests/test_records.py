@@ -68,3 +68,33 @@ def test_write_row_of_a_sparse_record() -> None:
     record.output = AIMessage("hi")
     assert write_row(record) == expected(record)
     assert write_row(record)[WRITE_COLUMNS.index("input")] is None
+
+
+def test_check_record_takes_each_id_at_its_limit_and_refuses_one_over() -> None:
+    """The one-length checks of plain ASCII rows refuse what the byte-exact check refuses."""
+    from dataclasses import replace
+
+    import pytest
+
+    from langgraph_actionckpt._config import LIMITS
+    from langgraph_actionckpt.actions import limits
+    from langgraph_actionckpt.errors import ConfigurationError
+
+    checked = {what for _, what in limits._LIMITED}
+    assert min(LIMITS[w] for w in checked) == limits._SMALLEST
+    assert min(LIMITS[w] for a, w in limits._LIMITED if a != "checkpoint_id") == limits._SECOND
+    base = ActionRecord("t", "a", "function")
+    for attr, what in limits._LIMITED:
+        limit = LIMITS[what]
+        for size in (limits._SMALLEST, limits._SECOND, limit):
+            if size <= limit:
+                limits.check_record(replace(base, **{attr: "x" * size}))
+        with pytest.raises(ConfigurationError, match=f"{what} of {limit + 1} bytes"):
+            limits.check_record(replace(base, **{attr: "x" * (limit + 1)}))
+        # all the others at their limits too: the total is far over every limit
+        full = replace(base, **{a: "y" * LIMITS[w] for a, w in limits._LIMITED})
+        limits.check_record(full)
+        with pytest.raises(ConfigurationError, match=f"{what} of {limit + 1} bytes"):
+            limits.check_record(replace(full, **{attr: "x" * (limit + 1)}))
+    with pytest.raises(ConfigurationError, match="thread id of 1026 bytes"):
+        limits.check_record(replace(base, thread_id="é" * 513))  # non-ASCII: its UTF-8 bytes

@@ -131,6 +131,37 @@ async def test_async_writer_flushes_on_its_loop_and_from_threads() -> None:
     assert writer._task is not None and writer._task.done()
 
 
+async def test_async_writer_full_batches_queued_during_a_write_are_flushed_next() -> None:
+    """Rows over batch_size queued during a write kick the flusher once; none waits a tick."""
+    store, release = FakeStore(), asyncio.Event()
+    calls = 0
+
+    async def slow(records: Sequence[ActionRecord]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await release.wait()
+        store.write(records)
+
+    writer = AsyncActionWriter(slow, asyncio.get_running_loop(), batch_size=2, interval=3600.0)
+    writer.enqueue(row("a"))
+    writer.enqueue(row("b"))  # a full batch: the flusher starts writing it
+    for _ in range(500):
+        if calls:
+            break
+        await asyncio.sleep(0.01)
+    for name in "cdefg":  # queued while the first write waits: the flusher is kicked again
+        writer.enqueue(row(name))
+    assert writer._wake.is_set()
+    release.set()
+    for _ in range(500):
+        if writer.depth == 0 and len(store.rows) == 7:
+            break
+        await asyncio.sleep(0.01)
+    assert [r[0] for r in store.rows] == list("abcdefg")
+    await writer.aclose()
+
+
 async def test_async_writer_keeps_rows_when_a_write_fails() -> None:
     store = FakeStore()
     writer = AsyncActionWriter(store.awrite, asyncio.get_running_loop(), interval=3600.0)

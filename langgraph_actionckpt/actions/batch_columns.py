@@ -33,7 +33,7 @@ from psycopg import sql
 from langgraph_actionckpt.actions.batch_rows import JSON_AT, raw_jsonb, seal_columns
 from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS
 from langgraph_actionckpt.db.arrays import ArrayLiteral
-from langgraph_actionckpt.db.encoding import escape_text, to_jsonable
+from langgraph_actionckpt.db.encoding import TAG, escape_text, to_jsonable
 
 if TYPE_CHECKING:
     from langgraph_actionckpt.actions.records import ActionRecord
@@ -126,8 +126,28 @@ def _f(value: Any) -> Any:
     return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
-def _jsonable(col: tuple[Any, ...]) -> list[Any]:
-    return [None if v is None else to_jsonable(v) for v in col]
+def _jsonable(col: Sequence[Any]) -> list[Any]:
+    """``to_jsonable`` of each value of a JSON column (None stays None).
+
+    A plain dict of plain ASCII strings (a tool's input, the tool call's ``meta``)
+    is its own JSON value: a join in C tells, where ``to_jsonable`` would make
+    a Python call and a copy for it (the writer's hot loop, a row at a time).
+    """
+    out: list[Any] = []
+    append = out.append
+    for v in col:
+        if v is not None:
+            if type(v) is dict and TAG not in v:
+                try:  # (TypeError: a key or value that is not a string)
+                    text = "".join([*v, *v.values()])
+                except TypeError:
+                    text = "\x00"
+                if not text.isascii() or "\x00" in text:
+                    v = to_jsonable(v)
+            else:
+                v = to_jsonable(v)
+        append(v)
+    return out
 
 
 def _literal(col: Sequence[Any], text: bool) -> ArrayLiteral | None:
@@ -135,7 +155,9 @@ def _literal(col: Sequence[Any], text: bool) -> ArrayLiteral | None:
 
     ``text``: the column holds strings only (a brace in them is quoted).
     """
-    if col.count(None) == len(col):
+    # (a column holding a value in its first row, nearly always, is not all None:
+    # count() would compare each value with None through the rich comparison)
+    if col[0] is None and col.count(None) == len(col):
         return ArrayLiteral(b"{}")
     data = orjson.dumps(col)
     if b"\\" not in data:

@@ -24,6 +24,7 @@ from langgraph_actionckpt.actions.runs import (
     OpenRun,
     llm_call_meta,
     response_message,
+    run_key,
 )
 from langgraph_actionckpt.actions.tracked import TrackedRuns, fail, now
 
@@ -48,7 +49,7 @@ class CallRecorder(TrackedRuns):
         )
         run = OpenRun("llm", call, name=model, input=prompts, meta=call_meta)
         rid = run.rid
-        self._runs[call.run_id] = run
+        self._runs[run.key] = run
         if self._observing:
             provider = call_meta.get("provider")
             self._observe(
@@ -63,7 +64,7 @@ class CallRecorder(TrackedRuns):
 
     def llm_token(self, run_id: UUID) -> None:
         """Note the time of the first streamed token."""
-        run = self._runs.get(run_id)
+        run = self._runs.get(run_key(run_id))
         if run is not None and run.first_token is None:
             run.first_token = time.perf_counter()
 
@@ -88,12 +89,10 @@ class CallRecorder(TrackedRuns):
             self._observed(run, status, record, None, response, origin)
             return record
         message = response_message(response)
-        record = self._own_record(run, rid, "llm_completion")
+        record = self._own_record(run, rid, "llm_completion", {"messages": run.input}, run.meta)
         record.status = "completed"
-        record.input = {"messages": run.input}
         record.output = message
         record.ttft_ms = ttft
-        record.meta = run.meta
         if message is not None:
             for key, value in usage_fields(message).items():
                 setattr(record, key, value)
@@ -117,8 +116,7 @@ class CallRecorder(TrackedRuns):
         joined = run_registry.pop(rid, None)
         run_origins.pop(rid, None)
         if joined is None:
-            record = self._own_record(run, rid, "llm_completion")
-            record.input = {"messages": run.input}
+            record = self._own_record(run, rid, "llm_completion", {"messages": run.input})
         else:
             record = self._record(run, rid, "llm_completion", joined[1])
             record.name = None
@@ -132,20 +130,23 @@ class CallRecorder(TrackedRuns):
 
     def tool_start(self, call: Callback, input_str: str, inputs: dict[str, Any] | None) -> None:
         """Note a tool call (joined to the replay layer's row when it wrote one)."""
-        tool_name = str(call.name("tool"))
-        tool_call_id = call.extra.get("tool_call_id")
+        # call.name("tool") spelled out: this runs on every tool call, on the graph's path
+        extra = call.extra
+        tool_name = str(extra.get("name") or (call.serialized or {}).get("name") or "tool")
+        tool_call_id = extra.get("tool_call_id")
         run = OpenRun(
             "tool",
             call,
-            name=tool_name,
-            input=inputs if inputs is not None else input_str,
-            meta={"tool_call_id": tool_call_id} if tool_call_id else None,
+            tool_name,
+            input_str if inputs is None else inputs,
+            {"tool_call_id": tool_call_id} if tool_call_id else None,
         )
-        joined = run_registry.get(run.rid)
-        if joined is not None:
-            run.action_id = joined[1]
-        self._runs[call.run_id] = run
-        if self._observing:
+        if run_registry:  # empty unless the replay layer logs this process's calls
+            joined = run_registry.get(run.rid)
+            if joined is not None:
+                run.action_id = joined[1]
+        self._runs[run.key] = run
+        if self._observing and run.thread_id is not None and self.observer.wants():
             call_id = None if tool_call_id is None else str(tool_call_id)
             self._observe(run, "tool", tool_name, tool_call_id=call_id)
 
@@ -153,12 +154,15 @@ class CallRecorder(TrackedRuns):
         self, output: Any, run_id: UUID, error: BaseException | None = None
     ) -> ActionRecord | None:
         """The tool call's row: its result, or its failure when ``error`` is given."""
-        rid, run = self._finish(run_id)
-        if run is None:
+        # (self._finish, spelled out; run_key too)
+        run = self._runs.pop(run_id.int if type(run_id) is UUID else run_id, None)
+        if run is None or run.thread_id is None:
             return None
-        joined = run_registry.pop(rid, None)
-        origin = run_origins.pop(rid, None)
+        rid = run.rid
+        # (run_origins holds only runs that run_registry holds)
+        joined = run_registry.pop(rid, None) if run_registry else None
         if joined is not None:
+            origin = run_origins.pop(rid, None)
             # The replay layer logs the result itself; add what only callbacks see.
             # on_tool_end fires inside the tool run, before the replay layer logs the
             # output: a live call's row must not read "completed" (with no output)
@@ -170,9 +174,9 @@ class CallRecorder(TrackedRuns):
             record.meta = run.meta
             self._observed(run, "replayed" if joined[2] else done, record, error, None, origin)
             return record
-        record = self._own_record(run, rid, "tool_call")
-        record.input = run.input
-        record.meta = run.meta
+        parent = run.parent_key  # (self._own_record, spelled out)
+        parent_action = None if parent is None else self._parent_action(parent)
+        record = run.own_record(rid, "tool_call", parent_action, run.input, run.meta)
         # (a str result first: the isinstance check of a pydantic class costs more)
         failed = (
             type(output) is not str and isinstance(output, ToolMessage) and output.status == "error"
@@ -185,24 +189,18 @@ class CallRecorder(TrackedRuns):
         """Note a retriever call."""
         rname = str(call.name("retriever"))
         run = OpenRun("retriever", call, rname, query)
-        self._runs[call.run_id] = run
+        self._runs[run.key] = run
         self._observe(run, "retriever", rname)
 
     def retriever_end(
         self, documents: Any, run_id: UUID, error: BaseException | None = None
     ) -> ActionRecord | None:
         """The retriever call's row: its documents, or its failure."""
-        ended = self._end_own_row(run_id, "retriever")
-        if ended is None:
-            return None
-        run, record = ended
-        record.input = {"query": run.input}
-        return self._own_end(run, record, error, list(documents or []))
-
-    def _end_own_row(self, run_id: UUID, kind: str) -> tuple[OpenRun, ActionRecord] | None:
-        """Forget a run at its end and start its row (one the replay layer never writes)."""
         rid, run = self._finish(run_id)
-        return None if run is None else (run, self._own_record(run, rid, kind))
+        if run is None:
+            return None
+        record = self._own_record(run, rid, "retriever", {"query": run.input})
+        return self._own_end(run, record, error, list(documents or []))
 
     def _own_end(
         self,

@@ -158,7 +158,10 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
 
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Record the tool result."""
-        self._enqueue(self._recorder.tool_end(output, run_id))
+        # (self._enqueue spelled out: the hook of every tool call)
+        record = self._recorder.tool_end(output, run_id)
+        if record is not None:
+            self.saver.writer.enqueue(record)
 
     async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Record the tool failure."""

@@ -22,7 +22,7 @@ from langgraph_actionckpt.actions.calls import USAGE_UNKNOWN, CallRecorder
 from langgraph_actionckpt.actions.fields import error_payload
 from langgraph_actionckpt.actions.observer import ActionObserver
 from langgraph_actionckpt.actions.records import ActionRecord
-from langgraph_actionckpt.actions.runs import Callback, OpenRun, opt_str
+from langgraph_actionckpt.actions.runs import Callback, OpenRun, opt_str, run_key
 from langgraph_actionckpt.actions.tracked import now
 
 __all__ = ["USAGE_UNKNOWN", "ActionRecorder", "Callback"]
@@ -75,7 +75,7 @@ class ActionRecorder(CallRecorder):
         run_name = call.name()
         run = OpenRun("chain", call, run_name)
         rid = run.rid
-        self._runs[call.run_id] = run
+        self._runs[run.key] = run
         task_id = run.task_id
         if (
             task_id is None
@@ -105,7 +105,7 @@ class ActionRecorder(CallRecorder):
 
     def chain_end(self, run_id: UUID) -> None:
         """Forget a chain that ended (the saver completes node rows)."""
-        run = self._runs.pop(run_id, None)
+        run = self._runs.pop(run_key(run_id), None)
         if run is not None and run.span is not None:
             self._observed(run, "completed", None)
 

@@ -24,8 +24,12 @@ def merge_records(records: Sequence[ActionRecord]) -> list[ActionRecord]:
     Later non-None fields win, except that a terminal status is never replaced
     by a non-terminal one (a late ``running`` never undoes ``completed``).
     """
+    # nothing to fold (the common case): distinct action ids are distinct keys, told
+    # without a (thread, action) tuple a row
+    if len({r.action_id for r in records}) == len(records):
+        return list(records)
     keys = {(r.thread_id, r.action_id) for r in records}
-    if len(keys) == len(records):  # nothing to fold (the common case)
+    if len(keys) == len(records):
         return list(records)
     merged: dict[tuple[str, str], ActionRecord] = {}
     for rec in records:

@@ -25,7 +25,7 @@ from langgraph_actionckpt.actions.observer import (
     NullObserver,
 )
 from langgraph_actionckpt.actions.records import ActionRecord
-from langgraph_actionckpt.actions.runs import OpenRun, opt_str, response_message
+from langgraph_actionckpt.actions.runs import OpenRun, opt_str, response_message, run_key
 
 __all__ = ["TrackedRuns", "fail", "now"]
 
@@ -54,7 +54,7 @@ class TrackedRuns:
     def __init__(self, observer: ActionObserver | None = None) -> None:
         self.observer: ActionObserver = observer or NULL_OBSERVER
         self._observing = not isinstance(self.observer, NullObserver)
-        # Keyed by LangChain's run id as given (a UUID): its text is made once per run
+        # Keyed by run_key (a UUID's number): a run id's text is made once per run
         self._runs: dict[Any, OpenRun] = {}
 
     def _parent_action(self, parent: Any) -> str | None:
@@ -66,28 +66,32 @@ class TrackedRuns:
                 return None
             if run.action_id is not None:
                 return run.action_id
-            parent = run.parent
+            parent = run.parent_key
             seen += 1
         return None
 
     def _record(self, run: OpenRun, run_id: str, kind: str, action_id: str) -> ActionRecord:
-        parent = run.parent
+        parent = run.parent_key
         return run.record(
             run_id, kind, action_id, None if parent is None else self._parent_action(parent)
         )
 
-    def _own_record(self, run: OpenRun, run_id: str, kind: str) -> ActionRecord:
+    def _own_record(
+        self, run: OpenRun, run_id: str, kind: str, input: Any = None, meta: Any = None
+    ) -> ActionRecord:
         """A row the replay layer did not write: not replayable, timed by the callbacks."""
-        record = self._record(run, run_id, kind, run.own_action_id(kind, run_id))
-        record.replayable = False
-        record.started_at = now()
-        record.completed_at = record.started_at
-        record.latency_ms = run.elapsed_ms()
-        return record
+        parent = run.parent_key
+        return run.own_record(
+            run_id,
+            kind,
+            None if parent is None else self._parent_action(parent),
+            input,
+            meta,
+        )
 
     def _finish(self, run_id: UUID) -> tuple[str, OpenRun | None]:
         """Forget a run at its end; the run only if it belongs to a thread."""
-        run = self._runs.pop(run_id, None)
+        run = self._runs.pop(run_key(run_id), None)
         if run is None:
             return str(run_id), None
         return run.rid, (None if run.thread_id is None else run)
@@ -109,7 +113,7 @@ class TrackedRuns:
             **extra,
         )
         # the nearest enclosing run the observer follows is the span's parent
-        parent, seen, parent_span = run.parent, 0, None
+        parent, seen, parent_span = run.parent_key, 0, None
         while parent is not None and seen < _MAX_PARENT_HOPS:
             up = self._runs.get(parent)
             if up is None:
@@ -117,7 +121,7 @@ class TrackedRuns:
             if up.span is not None:
                 parent_span = up.span
                 break
-            parent, seen = up.parent, seen + 1
+            parent, seen = up.parent_key, seen + 1
         run.span = self.observer.start(action, parent_span)
 
     def _observed(

@@ -126,7 +126,10 @@ class AsyncActionWriter(AsyncWriterCore):
     def enqueue(self, record: ActionRecord) -> None:
         """Queue a row (never blocks)."""
         self._queue.append(check_record(record))
-        if self._task is None or len(self._queue) >= self.batch_size:
+        # While the flusher writes, the queue stays over batch_size: a kick per row
+        # (finding the loop, setting a set event) cost most rows of a busy graph
+        # a microsecond. A set event means a flush is still to take the queue.
+        if self._task is None or (len(self._queue) >= self.batch_size and not self._wake.is_set()):
             if self._on_loop():
                 self._kick()
             elif not self.loop.is_closed():

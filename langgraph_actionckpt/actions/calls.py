@@ -130,10 +130,8 @@ class CallRecorder(TrackedRuns):
 
     def tool_start(self, call: Callback, input_str: str, inputs: dict[str, Any] | None) -> None:
         """Note a tool call (joined to the replay layer's row when it wrote one)."""
-        # call.name("tool") spelled out: this runs on every tool call, on the graph's path
-        extra = call.extra
-        tool_name = str(extra.get("name") or (call.serialized or {}).get("name") or "tool")
-        tool_call_id = extra.get("tool_call_id")
+        tool_name = str(call.name("tool"))
+        tool_call_id = call.extra.get("tool_call_id")
         run = OpenRun(
             "tool",
             call,
@@ -154,11 +152,9 @@ class CallRecorder(TrackedRuns):
         self, output: Any, run_id: UUID, error: BaseException | None = None
     ) -> ActionRecord | None:
         """The tool call's row: its result, or its failure when ``error`` is given."""
-        # (self._finish, spelled out; run_key too)
-        run = self._runs.pop(run_id.int if type(run_id) is UUID else run_id, None)
-        if run is None or run.thread_id is None:
+        rid, run = self._finish(run_id)
+        if run is None:
             return None
-        rid = run.rid
         # (run_origins holds only runs that run_registry holds)
         joined = run_registry.pop(rid, None) if run_registry else None
         if joined is not None:
@@ -174,9 +170,7 @@ class CallRecorder(TrackedRuns):
             record.meta = run.meta
             self._observed(run, "replayed" if joined[2] else done, record, error, None, origin)
             return record
-        parent = run.parent_key  # (self._own_record, spelled out)
-        parent_action = None if parent is None else self._parent_action(parent)
-        record = run.own_record(rid, "tool_call", parent_action, run.input, run.meta)
+        record = self._own_record(run, rid, "tool_call", run.input, run.meta)
         # (a str result first: the isinstance check of a pydantic class costs more)
         failed = (
             type(output) is not str and isinstance(output, ToolMessage) and output.status == "error"

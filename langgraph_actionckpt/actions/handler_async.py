@@ -158,10 +158,7 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
 
     async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Record the tool result."""
-        # (self._enqueue spelled out: the hook of every tool call)
-        record = self._recorder.tool_end(output, run_id)
-        if record is not None:
-            self.saver.writer.enqueue(record)
+        self._enqueue(self._recorder.tool_end(output, run_id))
 
     async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Record the tool failure."""

@@ -217,7 +217,7 @@ class OpenRun:
         else:
             self.key, self.rid = run_id, str(run_id)
         self.parent = parent
-        self.parent_key = parent.int if type(parent) is UUID else parent
+        self.parent_key = run_key(parent)
         self.metadata = metadata = metadata or {}
         self.name = name
         self.input = input
@@ -228,25 +228,36 @@ class OpenRun:
         self.span: Any = None  # the observer's handle (a tracing span), if it follows the run
         tid = metadata.get("thread_id")
         self.thread_id = None if tid is None else str(tid)
-        # the namespace cache looked up here: a call to ns_parts only on a miss
-        ns = metadata.get("langgraph_checkpoint_ns", "")
-        parts = _NS_PARTS.get(ns) if type(ns) is str else None
-        self.graph_ns, self.task_id, self.ns_node = ns_parts(metadata) if parts is None else parts
+        self.graph_ns, self.task_id, self.ns_node = ns_parts(metadata)
 
     def elapsed_ms(self) -> float:
         """Milliseconds since the run started."""
         return (_perf_counter() - self.t0) * 1000.0
 
     def record(
-        self, run_id: str, kind: str, action_id: str, parent_action_id: str | None
+        self,
+        run_id: str,
+        kind: str,
+        action_id: str,
+        parent_action_id: str | None,
+        *,
+        own: bool = False,
+        input: Any = None,
+        meta: dict[str, Any] | None = None,
     ) -> ActionRecord:
-        """A row for this run with the fields every kind shares."""
+        """A row for this run with the fields every kind shares (status ``running``).
+
+        ``own``: a row only the callbacks see (:meth:`own_record`): not replayable,
+        started and completed now, timed since the run started.
+        """
         graph_ns, metadata = self.graph_ns, self.metadata
         step = metadata.get("langgraph_step")
         run = metadata.get("run_id")
-        # Positional, in field order (test_recorder checks it): keywords cost this
-        # 38-field __init__ about twice as much, on the graph's path.
-        record = ActionRecord(
+        at = _now(UTC) if own else None
+        # Every field positionally, in field order (test_recorder checks it): keywords,
+        # or attributes set one by one after a shorter call, cost this 38-field
+        # __init__ a quarter to twice as much, on the graph's path.
+        return ActionRecord(
             self.thread_id or "",  # thread_id
             action_id,
             kind,  # action_type
@@ -260,10 +271,29 @@ class OpenRun:
             metadata.get("langgraph_node"),  # node
             agent_id_for(graph_ns, metadata),
             step if isinstance(step, int) else None,  # step
+            1,  # attempt
+            True,  # idempotent
+            not own,  # replayable
+            0,  # replayed
+            None,  # request_hash
+            input,
+            None,  # output
+            None,  # error
+            None,  # model
+            None,  # provider
+            None,  # input_tokens
+            None,  # output_tokens
+            None,  # total_tokens
+            None,  # cached_tokens
+            None,  # reasoning_tokens
+            (_perf_counter() - self.t0) * 1000.0 if own else None,  # latency_ms
+            None,  # ttft_ms
+            parent_action_id,
+            run_id,  # lc_run_id
+            meta,
+            at,  # started_at
+            at,  # completed_at
         )
-        record.parent_action_id = parent_action_id
-        record.lc_run_id = run_id
-        return record
 
     def own_record(
         self,
@@ -279,46 +309,7 @@ class OpenRun:
         it starts and completes now, and its status is ``running`` until the caller
         settles it.
         """
-        graph_ns, metadata, task_id = self.graph_ns, self.metadata, self.task_id
-        step = metadata.get("langgraph_step")
-        run = metadata.get("run_id")
-        at = _now(UTC)
-        # Every field positionally, in field order (test_recorder checks it): the
-        # attributes set one by one after a shorter call cost a quarter more.
-        return ActionRecord(
-            self.thread_id or "",  # thread_id
-            f"{task_id or 'run'}:{kind}:run:{run_id}",  # action_id
-            kind,  # action_type
-            self.name,
-            "running",  # status
-            None,  # step_index
-            None if run is None else str(run),  # run_id
-            graph_ns,  # checkpoint_ns
-            None,  # checkpoint_id
-            task_id,
-            metadata.get("langgraph_node"),  # node
-            agent_id_for(graph_ns, metadata),
-            step if isinstance(step, int) else None,  # step
-            1,  # attempt
-            True,  # idempotent
-            False,  # replayable
-            0,  # replayed
-            None,  # request_hash
-            input,
-            None,  # output
-            None,  # error
-            None,  # model
-            None,  # provider
-            None,  # input_tokens
-            None,  # output_tokens
-            None,  # total_tokens
-            None,  # cached_tokens
-            None,  # reasoning_tokens
-            (_perf_counter() - self.t0) * 1000.0,  # latency_ms
-            None,  # ttft_ms
-            parent_action_id,
-            run_id,  # lc_run_id
-            meta,
-            at,  # started_at
-            at,  # completed_at
+        action_id = f"{self.task_id or 'run'}:{kind}:run:{run_id}"
+        return self.record(
+            run_id, kind, action_id, parent_action_id, own=True, input=input, meta=meta
         )

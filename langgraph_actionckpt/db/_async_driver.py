@@ -39,6 +39,7 @@ from langgraph_actionckpt.db._driver_base import (
     logger,
     no_answer,
     pooler_misconfigured,
+    prepare_flag,
     take_cursor,
 )
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
@@ -289,8 +290,7 @@ async def run_op(cur: psycopg.AsyncCursor[Any], op: Op) -> Any:
         state = direct.state_of(conn)
         result = await conn.wait(direct.lone_gen(conn, state, stmt, op))
         return direct.rows_of(state, result, fetch)
-    prepare = True if op.prepare and conn.prepare_threshold is not None else None
-    await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+    await cur.execute(op.query, op.params, prepare=prepare_flag(op, conn))  # type: ignore[arg-type]
     if fetch == "one":
         return await cur.fetchone()
     if fetch == "all":

@@ -98,6 +98,12 @@ def take_cursor(conn: Any) -> Any:
     return cur
 
 
+def prepare_flag(op: Any, conn: Any) -> bool | None:
+    """psycopg's ``prepare=`` for ``op`` on ``conn``: forced for a hot op, unless the
+    connection prepares nothing (``prepare_threshold=None``, pgbouncer)."""
+    return True if op.prepare and conn.prepare_threshold is not None else None
+
+
 def give_back_cursor(conn: Any, cur: Any, reusable: bool) -> Any:
     """Keep ``cur`` on ``conn`` for the next plan; returns the cursor to close, if any.
 

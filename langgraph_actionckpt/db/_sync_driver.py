@@ -39,6 +39,7 @@ from langgraph_actionckpt.db._driver_base import (
     logger,
     no_answer,
     pooler_misconfigured,
+    prepare_flag,
     sleep,
     sync_gate,
     take_cursor,
@@ -291,8 +292,7 @@ def run_op(cur: psycopg.Cursor[Any], op: Op) -> Any:
         state = direct.state_of(conn)
         result = conn.wait(direct.lone_gen(conn, state, stmt, op))
         return direct.rows_of(state, result, fetch)
-    prepare = True if op.prepare and conn.prepare_threshold is not None else None
-    cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+    cur.execute(op.query, op.params, prepare=prepare_flag(op, conn))  # type: ignore[arg-type]
     if fetch == "one":
         return cur.fetchone()
     if fetch == "all":

@@ -102,19 +102,15 @@ class Statement:
         text: The statement, ``%s``/``%(name)s`` turned into ``$1..$n``.
         names: The parameter names in ``$n`` order, or None for positional ones.
         count: How many parameters it takes.
+        formats: How psycopg dumps each parameter (its default, AUTO).
     """
 
     text: bytes
     names: tuple[str, ...] | None
     count: int
-
-    @property
-    def formats(self) -> tuple[PyFormat, ...]:
-        """How psycopg dumps each parameter (its default, AUTO)."""
-        return _AUTO[: self.count] if self.count <= len(_AUTO) else (PyFormat.AUTO,) * self.count
+    formats: tuple[PyFormat, ...]
 
 
-_AUTO = (PyFormat.AUTO,) * 128
 _compiled: dict[int, tuple[object, Statement | None]] = {}
 _COMPILED_MAX = 4096  # statements are composed once per shape; this bounds odd callers
 
@@ -162,9 +158,8 @@ def _convert(text: bytes) -> Statement | None:
     out.append(text[pos:])
     if names and positional:
         return None  # mixed styles: psycopg raises the proper error
-    if names:
-        return Statement(b"".join(out), tuple(names), len(names))
-    return Statement(b"".join(out), None, positional)
+    count = len(names) or positional
+    return Statement(b"".join(out), tuple(names) or None, count, (PyFormat.AUTO,) * count)
 
 
 class DirectState:

@@ -19,7 +19,13 @@ from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt.db import direct
 from langgraph_actionckpt.db._async_driver import AsyncDriver, end_failed_transaction
-from langgraph_actionckpt.db._driver_base import KEEPS_ROWS, give_back_cursor, logger, take_cursor
+from langgraph_actionckpt.db._driver_base import (
+    KEEPS_ROWS,
+    give_back_cursor,
+    logger,
+    prepare_flag,
+    take_cursor,
+)
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
 __all__ = ["MAX_GROUP", "GroupCommitDriver"]
@@ -158,7 +164,7 @@ class GroupCommitDriver(AsyncDriver):
             async with self.connection() as conn:
                 ops = [op for _p, op, _f, _u in started]
                 if await _direct_group(conn, ops, reads=False) is None:
-                    await _cursor_group(conn, started)
+                    await _cursor_group(conn, ops)
         except Exception as exc:  # noqa: BLE001 - retried one by one below
             logger.debug(
                 "group of %d writes failed (%s); writing them one by one", len(started), exc
@@ -277,7 +283,8 @@ async def _direct_group(
 
     Writes run between BEGIN and COMMIT (one commit for the group); reads each on
     their own. Returns each op's rows for reads (``[]`` for writes), or None when
-    an op does not qualify (the caller uses psycopg's pipeline instead).
+    an op does not qualify: the caller then sends them with psycopg's pipeline
+    (test the result with ``is None``: ``[]`` is a group written).
     """
     items = []
     for op in ops:
@@ -304,10 +311,7 @@ async def _end_failed_pipeline(conn: psycopg.AsyncConnection[Any]) -> None:
     await end_failed_transaction(conn)
 
 
-async def _cursor_group(
-    conn: psycopg.AsyncConnection[Any],
-    started: list[tuple[Plan[Any], Op, PlanFactory[Any], asyncio.Future[Any]]],
-) -> None:
+async def _cursor_group(conn: psycopg.AsyncConnection[Any], ops: list[Op]) -> None:
     """A group's first statements in psycopg's pipeline, between BEGIN and COMMIT."""
     cur = take_cursor(conn)
     reusable = False
@@ -316,9 +320,8 @@ async def _cursor_group(
         # transaction() block costs as much CPU as the statements do
         async with conn.pipeline():
             await cur.execute("BEGIN")
-            for _plan, op, _factory, _future in started:
-                prepare = True if op.prepare and conn.prepare_threshold is not None else None
-                await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+            for op in ops:
+                await cur.execute(op.query, op.params, prepare=prepare_flag(op, conn))  # type: ignore[arg-type]
             await cur.execute("COMMIT")
         reusable = True
     except BaseException:
@@ -336,8 +339,7 @@ async def _cursor_reads(conn: psycopg.AsyncConnection[Any], ops: list[Op]) -> li
     try:
         async with conn.pipeline():
             for cur, op in zip(cursors, ops, strict=True):
-                prepare = True if op.prepare and conn.prepare_threshold is not None else None
-                await cur.execute(op.query, op.params, prepare=prepare)  # type: ignore[arg-type]
+                await cur.execute(op.query, op.params, prepare=prepare_flag(op, conn))  # type: ignore[arg-type]
         return [
             await (cur.fetchone() if op.fetch == "one" else cur.fetchall())
             for cur, op in zip(cursors, ops, strict=True)

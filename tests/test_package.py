@@ -30,6 +30,12 @@ def test_import_needs_only_core_dependencies() -> None:
     assert out.strip() == "[]"
 
 
+def documentation() -> str:
+    """The README and the documentation site's pages: where the project's claims are written."""
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    return "\n".join(path.read_text() for path in [ROOT / "README.md", *pages])
+
+
 def test_readme_starts_with_the_two_commands() -> None:
     readme = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
@@ -64,8 +70,8 @@ def test_no_pickle_and_no_sql_string_formatting_in_the_package() -> None:
 def test_readme_failed_tool_query_is_the_tested_one() -> None:
     from .test_actions import FAILED_TOOL_RUNS_SQL
 
-    readme = (ROOT / "README.md").read_text()
-    assert FAILED_TOOL_RUNS_SQL.strip().replace("{schema}", "actionckpt") in readme
+    docs = documentation()
+    assert FAILED_TOOL_RUNS_SQL.strip().replace("{schema}", "actionckpt") in docs
 
 
 def _extra_closure(extra: str) -> set[str]:
@@ -148,12 +154,11 @@ def test_notebooks_extra_and_readme_line() -> None:
     names = " ".join(extras["notebooks"])
     for want in ("langgraph-actionckpt[all]", "jupyterlab", "pandas", "matplotlib"):
         assert want in names, want
-    readme = (ROOT / "README.md").read_text()
-    assert "pip install -e '.[notebooks]' && jupyter lab notebooks/" in readme
+    assert "pip install -e '.[notebooks]' && jupyter lab notebooks/" in documentation()
 
 
 def test_readme_documents_the_test_environment() -> None:
-    readme = (ROOT / "README.md").read_text()
+    readme = documentation()
     for var in (
         "ACTIONCKPT_TEST_HOME",
         "ACTIONCKPT_TEST_PG15",
@@ -167,7 +172,7 @@ def test_docker_compose_is_pinned_healthchecked_and_off_the_default_ports() -> N
     import yaml
 
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    readme = (ROOT / "README.md").read_text()
+    readme = documentation()
     for name, service in compose["services"].items():
         image = service["image"]
         tag = image.rpartition(":")[2]

@@ -1,8 +1,9 @@
 """An agent for LangGraph's Agent Server, checkpointed action by action in PostgreSQL.
 
 ``langgraph.json`` names :func:`make_graph` (a graph factory, called by the
-server for each run) and ``langgraph_actionckpt.server:checkpointer``. The
-factory's one line, ``with_action_log(graph)``, records node, LLM and tool rows;
+server for each run) and ``langgraph_actionckpt.server.checkpointer`` (a module
+path with dots: langgraph-api splits it at the last dot, so the colon form is not
+found). The factory's one line, ``with_action_log(graph)``, records node, LLM and tool rows;
 replay of completed LLM and tool calls after a crash needs no line at all.
 
 The ``research`` node makes an LLM call that asks for tools, runs the tools,

@@ -512,3 +512,64 @@ async def test_checkpointer_entry_point_reads_the_environment(
     with pytest.raises(ConfigurationError, match="ACTIONCKPT_POOL_SIZE"):
         async with server.checkpointer():
             pass
+
+
+def test_service_and_agent_server_side_by_side(
+    shared_app: tuple[App, AgentServer], tmp_path: Path
+) -> None:
+    """``[service]`` and ``[agent-server]`` in one environment (issue #32): ``actionckpt serve``
+    (the console script) and ``langgraph dev`` run at once, each serving its graph's checkpoints.
+
+    Installing ``[agent-server]`` after ``[service]`` once downgraded grpcio below what the
+    service's generated code needs, and ``actionckpt serve`` died on a protobuf gencode/runtime
+    mismatch; the pins in pyproject.toml keep both on one grpcio/protobuf series.
+    """
+    from langgraph.graph import START, StateGraph
+    from typing_extensions import TypedDict
+
+    from langgraph_actionckpt import RemoteActionSaver
+
+    app, server = shared_app
+    script = shutil.which("actionckpt", path=_BIN_PATH)
+    assert script is not None, "the actionckpt console script is not installed"
+    schema = new_schema_name()
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    cmd = [script, "serve", "--listen", f"127.0.0.1:{port}", "--dsn", app.dsn, "--schema", schema]
+    with log.open("ab") as out:
+        serve = subprocess.Popen(
+            cmd, env=app.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        _wait_for(
+            lambda: serve.poll() is not None or "listening on" in log.read_text(),
+            STARTUP_TIMEOUT,
+            "actionckpt serve",
+        )
+        assert serve.poll() is None, log.read_text()
+
+        class State(TypedDict):
+            n: int
+
+        builder = StateGraph(State)
+        builder.add_node("step", lambda state: {"n": state["n"] + 1})
+        builder.add_edge(START, "step")
+        with RemoteActionSaver.from_target(f"127.0.0.1:{port}") as saver:
+            saver.setup()
+            graph = builder.compile(checkpointer=saver)
+            config = {"configurable": {"thread_id": "side-by-side"}}
+            # an Agent Server run while the service serves this one
+            thread = server.client.threads.create()["thread_id"]
+            app.release(thread)
+            run = server.client.runs.create(thread, "agent", input=_input())
+            assert graph.invoke({"n": 1}, config) == {"n": 2}
+            server.client.runs.join(thread, run["run_id"])
+            assert saver.get_tuple(config) is not None
+        state = server.client.threads.get_state(thread)
+        assert state["values"]["messages"][-1]["type"] == "ai"
+        assert serve.poll() is None, log.read_text()
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGTERM)
+        serve.wait(timeout=60)
+        drop_schema(app.dsn, schema)

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
@@ -110,3 +111,25 @@ def test_bare_install_runs_the_readme_usage_and_names_the_extras(
         "(no module named 'typer')"
     ]
     assert "Traceback" not in run.stderr
+
+
+def test_console_script_names_the_cli_extra_without_typer() -> None:
+    """The ``actionckpt`` entry point without typer: one line naming ``[cli]``, exit 1."""
+    code = (
+        "import sys\n"
+        "sys.modules['typer'] = None  # as if the cli extra were not installed\n"
+        "from langgraph_actionckpt.service.console import main\n"
+        "main()\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert run.returncode == 1
+    assert run.stderr.strip() == (
+        "actionckpt needs the cli extra: pip install 'langgraph-actionckpt[cli]' "
+        "(no module named 'typer')"
+    )

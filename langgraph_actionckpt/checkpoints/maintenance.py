@@ -17,7 +17,7 @@ from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.crypto import action_aad
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text
-from langgraph_actionckpt.errors import ConfigurationError
+from langgraph_actionckpt.errors import ConfigurationError, OutcomeKnownError
 
 PRUNE_STRATEGIES = ("keep_latest", "delete")
 
@@ -127,26 +127,34 @@ def plan_resolve(
     output: Any,
     retry: bool,
     note: str | None,
+    override: bool = False,
 ) -> Plan[None]:
     """Settle an in-flight action: completed with ``output``, or failed so it may run again.
 
     Raises:
         ConfigurationError: Neither or both of ``output`` and ``retry``, or no such action.
+        OutcomeKnownError: The action completed or failed and ``override`` is false.
     """
     check_resolution(output, retry)
+    ring = action_queries.keyring
+    text = None if retry else json_text(output)
+    if ring is not None and text is not None:
+        aad = action_aad(
+            action_queries.schema, escape_text(thread_id), escape_text(action_id), "output"
+        )
+        text = ring.seal_json(text, aad)
     params = {
         "thread_id": escape_text(thread_id),
         "action_id": escape_text(action_id),
         "status": "failed" if retry else "completed",
-        "output": None if retry else json_text(output),
+        "output": text,
         "meta": json_text({"resolution": note or ("retry" if retry else "output given")}),
+        "override": override,
+        # a sealed output is bound to its column: it is not copied into meta
+        "keep_output": ring is None,
     }
-    ring = action_queries.keyring
-    if ring is not None and params["output"] is not None:
-        aad = action_aad(
-            action_queries.schema, escape_text(thread_id), escape_text(action_id), "output"
-        )
-        params["output"] = ring.seal_json(params["output"], aad)
     row = yield Op(action_queries.resolve, params, "one")
     if row is None:
         raise ConfigurationError(f"no action {action_id!r} on thread {thread_id!r}")
+    if not row[1]:
+        raise OutcomeKnownError(thread_id, action_id, row[0])

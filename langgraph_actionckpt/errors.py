@@ -92,8 +92,9 @@ class InFlightActionError(ActionCkptError, RuntimeError):
         self.input = input
         super().__init__(
             f"non-idempotent {action_type} {name!r} (idempotency key {action_id!r}) on thread "
-            f"{thread_id!r} was in flight when the previous run died; its outcome is unknown, "
-            "so it was not executed again. Resolve it with saver.resolve_action("
+            f"{thread_id!r} was in flight when the previous run died or was interrupted; its "
+            "outcome is unknown, so it was not executed again. Resolve it with "
+            "saver.resolve_action("
             f"{thread_id!r}, {action_id!r}, output=...) or retry=True, then resume."
         )
 

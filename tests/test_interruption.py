@@ -313,3 +313,32 @@ def test_resolve_override_is_recorded_and_never_reused(pg: tuple[str, str]) -> N
             query = _EXACT.replace("{cols}", "a.action_id").replace("{s}", schema)
             assert conn.execute(query, ("s", "h")).fetchall() == []
         assert effects == [1, -2]
+
+
+def test_remote_resolve_carries_override(pg15_dsn: str, tmp_path: Any) -> None:
+    """The gRPC ResolveAction refuses a known outcome unless the override flag is sent."""
+    from langgraph_actionckpt import RemoteActionSaver, ServiceError
+    from langgraph_actionckpt.actions.records import ActionRecord
+
+    from .service_fixtures import running
+
+    for service in running(pg15_dsn, tmp_path, n=1):
+        token = service.tenant()[0]
+        with RemoteActionSaver.from_target(service.target, token, setup=True) as saver:
+            done = ActionRecord(
+                thread_id="remote",
+                action_id="pay-1",
+                action_type="function",
+                name="pay",
+                status="completed",
+                idempotent=False,
+                output="paid 1",
+            )
+            saver.record_actions([done])
+            with pytest.raises(ServiceError) as info:
+                saver.resolve_action("remote", "pay-1", retry=True)
+            assert info.value.code == "FAILED_PRECONDITION" and "completed" in str(info.value)
+            saver.resolve_action("remote", "pay-1", output="paid by hand", override=True)
+            row = saver.get_action("remote", "pay-1")
+            assert row is not None and row.output == "paid by hand"
+            assert row.meta["overridden"] == {"status": "completed", "output": "paid 1"}

@@ -451,42 +451,6 @@ class ActionQueries:
             "WHERE thread_id = %s AND action_id = ANY(%s::text[])"
         )
 
-    @cached_property
-    def resolve(self) -> sql.Composed:
-        # One statement reads the row's status and settles it only when its outcome
-        # is unknown (or when overriding): the old status comes back either way.
-        # An overridden row keeps what it replaced (meta.overridden); the old
-        # result's typed form and not-replayable mark go with it.
-        return self.q(
-            """
-            WITH old AS (
-                SELECT status, output, coalesce(meta ? 'not_replayable', false) AS lost
-                FROM {s}.actions
-                WHERE thread_id = %(thread_id)s AND action_id = %(action_id)s FOR UPDATE
-            ), settled AS (
-                UPDATE {s}.actions a SET status = %(status)s,
-                       output = COALESCE(%(output)s::jsonb, a.output),
-                       completed_at = CASE WHEN %(status)s = 'completed' THEN now()
-                                           ELSE a.completed_at END,
-                       error = CASE WHEN %(status)s = 'completed' THEN NULL ELSE a.error END,
-                       replayable = %(status)s = 'completed' OR a.replayable,
-                       meta = (COALESCE(a.meta, '{{}}'::jsonb) - 'typed' - 'not_replayable')
-                              || %(meta)s::jsonb
-                              || CASE WHEN old.status IN ('completed', 'failed') AND NOT old.lost
-                                 THEN jsonb_build_object('overridden', jsonb_build_object(
-                                     'status', old.status,
-                                     'output', CASE WHEN %(keep_output)s THEN old.output END))
-                                 ELSE '{{}}'::jsonb END
-                FROM old
-                WHERE a.thread_id = %(thread_id)s AND a.action_id = %(action_id)s
-                  AND (%(override)s OR old.lost
-                       OR old.status IN ('pending', 'running', 'unknown', 'interrupted'))
-                RETURNING a.action_id
-            )
-            SELECT old.status, EXISTS (SELECT 1 FROM settled) FROM old
-            """
-        )
-
 
 def _text(value: str | None) -> str | None:
     return None if value is None else _encoding.escape_text(value)

@@ -22,6 +22,7 @@ from typing import IO, Any
 import pytest
 from langchain_core.tools import StructuredTool
 from langgraph.graph import END, START, StateGraph
+from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from langgraph_actionckpt import ActionSaver, NotReplayableError, action
@@ -179,3 +180,42 @@ def test_unannotated_model_is_not_a_lookalike(pg: tuple[str, str]) -> None:
             graph.invoke({}, config)
         assert graph.invoke(None, config)["text"] == "1"
         assert len(runs) == 2
+
+
+class Quote(BaseModel):
+    item: str
+    price: float
+
+
+def test_reused_typed_result_is_its_type(pg: tuple[str, str]) -> None:
+    """Another thread served a reusable action's pydantic result gets the model, not a dict."""
+    from langgraph_actionckpt.reuse import ExactReuse
+
+    dsn, schema = pg
+    priced: list[str] = []
+
+    @action(reusable=True, name=f"quote_{uuid.uuid4().hex[:6]}")
+    def quote(item: str) -> Quote:
+        priced.append(item)
+        return Quote(item=item, price=3.5)
+
+    seen: list[Any] = []
+
+    def node(state: State) -> State:
+        seen.append(quote("tea"))
+        return {"text": "ok"}
+
+    builder = StateGraph(State)
+    builder.add_node("work", node)
+    builder.add_edge(START, "work")
+    builder.add_edge("work", END)
+    with ActionSaver.from_conn_string(dsn, schema=schema, reuse=ExactReuse()) as saver:
+        saver.setup()
+        graph = builder.compile(checkpointer=saver)
+        for thread in ("q1", "q2"):
+            graph.invoke({}, {"configurable": {"thread_id": thread}})
+        row = saver.list_actions("q2", action_type="function")[0]
+    assert row.meta["reused_from"]["thread_id"] == "q1"
+    assert priced == ["tea"]
+    assert seen == [Quote(item="tea", price=3.5)] * 2
+    assert all(type(v) is Quote for v in seen)

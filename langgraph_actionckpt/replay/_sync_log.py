@@ -93,6 +93,9 @@ def begin(
         ticket = policy.ticket(kind, name, request, reusable, h)
         if ticket is not None:
             hit = policy.reuse_lookup(scope, decided.record, ticket)
+            if hit is not None and types is not None:
+                exact_hit = exact.rebuild(hit, cast(Any, scope.saver).serde, types)
+                hit = exact_hit if isinstance(exact_hit, ActionRecord) else None
             if hit is not None:
                 rows[action_id] = hit
                 _barrier(scope)

@@ -432,9 +432,17 @@ class AsyncActionLogIO(AsyncSaverBase, AsyncActionLogAPI):
         return await self._run(lambda: self._plan_last_action(thread_id, status))
 
     async def _settle_action(
-        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+        self,
+        thread_id: str,
+        action_id: str,
+        output: Any,
+        retry: bool,
+        note: str | None,
+        override: bool,
     ) -> None:
-        await self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
+        await self._run(
+            lambda: self._plan_resolve(thread_id, action_id, output, retry, note, override)
+        )
 
     async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder).

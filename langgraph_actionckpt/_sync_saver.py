@@ -431,9 +431,15 @@ class SyncActionLogIO(SyncSaverBase, SyncActionLogAPI):
         return self._run(lambda: self._plan_last_action(thread_id, status))
 
     def _settle_action(
-        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+        self,
+        thread_id: str,
+        action_id: str,
+        output: Any,
+        retry: bool,
+        note: str | None,
+        override: bool,
     ) -> None:
-        self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note))
+        self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note, override))
 
     def record_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder).

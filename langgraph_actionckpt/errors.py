@@ -61,6 +61,10 @@ class ThreadBusyError(ActionCkptError, RuntimeError):
 class InFlightActionError(ActionCkptError, RuntimeError):
     """A non-idempotent action was caught in flight by a crash; its outcome is unknown.
 
+    Also raised after an interruption from outside the action (a cancellation,
+    ``KeyboardInterrupt``, ``SystemExit``, a lost lease): its row says
+    ``interrupted``, and the action may or may not have had its effect.
+
     The run stops instead of executing the action a second time. Resolve it with
     ``saver.resolve_action(thread_id, action_id, output=...)`` (mark it done with
     the result it had) or ``saver.resolve_action(..., retry=True)`` (allow one more
@@ -88,8 +92,9 @@ class InFlightActionError(ActionCkptError, RuntimeError):
         self.input = input
         super().__init__(
             f"non-idempotent {action_type} {name!r} (idempotency key {action_id!r}) on thread "
-            f"{thread_id!r} was in flight when the previous run died; its outcome is unknown, "
-            "so it was not executed again. Resolve it with saver.resolve_action("
+            f"{thread_id!r} was in flight when the previous run died or was interrupted; its "
+            "outcome is unknown, so it was not executed again. Resolve it with "
+            "saver.resolve_action("
             f"{thread_id!r}, {action_id!r}, output=...) or retry=True, then resume."
         )
 
@@ -100,6 +105,72 @@ class InFlightActionError(ActionCkptError, RuntimeError):
         )
 
 
+class OutcomeKnownError(ActionCkptError, ValueError):
+    """``resolve_action`` was asked to settle an action whose outcome is known.
+
+    Only an action whose outcome is unknown (``running``, ``pending``,
+    ``unknown`` or ``interrupted``) is settled by ``resolve_action``; replacing
+    a ``completed`` or ``failed`` outcome takes ``override=True``.
+
+    Attributes:
+        thread_id: The thread.
+        action_id: The action's idempotency key.
+        status: The row's status (``completed``, ``failed``...).
+    """
+
+    def __init__(self, thread_id: str, action_id: str, status: str) -> None:
+        self.thread_id = thread_id
+        self.action_id = action_id
+        self.status = status
+        super().__init__(
+            f"action {action_id!r} on thread {thread_id!r} is {status}: its outcome is known, "
+            "so resolve_action does not settle it; pass override=True to replace it anyway"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.thread_id, self.action_id, self.status))
+
+
+class NotReplayableError(ActionCkptError, RuntimeError):
+    """A non-idempotent action completed, but its result cannot be replayed as it was.
+
+    The result could not be stored so that it comes back as the same type and
+    value (an open file, a type outside the serializer's allowlist). The run
+    stops instead of executing the action a second time or serving a
+    lookalike. Settle it with ``saver.resolve_action(thread_id, action_id,
+    output=...)`` (the result the resumed run should receive) or
+    ``retry=True`` (run it again), then resume.
+
+    Attributes:
+        thread_id: The thread.
+        action_id: The action's idempotency key.
+        name: The tool or function name.
+        action_type: ``tool_call``, ``function``, ...
+        reason: Why the result cannot be replayed.
+    """
+
+    def __init__(
+        self, thread_id: str, action_id: str, name: str, action_type: str, reason: str
+    ) -> None:
+        self.thread_id = thread_id
+        self.action_id = action_id
+        self.name = name
+        self.action_type = action_type
+        self.reason = reason
+        super().__init__(
+            f"non-idempotent {action_type} {name!r} (idempotency key {action_id!r}) on thread "
+            f"{thread_id!r} completed, but its result cannot be replayed: {reason}. It was not "
+            f"executed again. Settle it with saver.resolve_action({thread_id!r}, {action_id!r}, "
+            "output=...) or retry=True, then resume."
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            type(self),
+            (self.thread_id, self.action_id, self.name, self.action_type, self.reason),
+        )
+
+
 __all__ = [
     "ActionCkptError",
     "ConfigurationError",
@@ -107,6 +178,8 @@ __all__ = [
     "EmbeddedServerError",
     "InFlightActionError",
     "MigrationError",
+    "NotReplayableError",
+    "OutcomeKnownError",
     "SerializationError",
     "ServiceError",
     "ThreadBusyError",

@@ -39,7 +39,13 @@ class AsyncActionLogAPI:
         raise NotImplementedError
 
     async def _settle_action(
-        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+        self,
+        thread_id: str,
+        action_id: str,
+        output: Any,
+        retry: bool,
+        note: str | None,
+        override: bool,
     ) -> None:
         raise NotImplementedError
 
@@ -103,8 +109,16 @@ class AsyncActionLogAPI:
         output: Any = None,
         retry: bool = False,
         note: str | None = None,
+        override: bool = False,
     ) -> None:
         """Settle an action whose outcome is unknown (see :class:`InFlightActionError`).
+
+        An action whose outcome is unknown is ``running``, ``pending``,
+        ``unknown`` or ``interrupted``, or ``completed`` with a result that
+        cannot be replayed (see :class:`NotReplayableError`). A known outcome
+        (``completed``, ``failed``) is replaced only with ``override=True``; the
+        row then keeps what it replaced in ``meta.overridden`` (status and
+        output) and its result is never reused by other threads.
 
         Args:
             thread_id: The thread.
@@ -113,11 +127,15 @@ class AsyncActionLogAPI:
                 resumed run receives this output instead of executing it.
             retry: Allow one more execution instead (marks it ``failed``).
             note: Free text stored in ``meta.resolution``.
+            override: Replace a known outcome (``completed`` or ``failed``).
 
         Raises:
             ConfigurationError: Neither or both of ``output`` and ``retry`` given,
                 or no such action (the remote saver: ``ServiceError`` with
                 ``INVALID_ARGUMENT`` or ``NOT_FOUND``).
+            OutcomeKnownError: The action's outcome is known and ``override``
+                was not given (the remote saver: ``ServiceError`` with
+                ``FAILED_PRECONDITION``).
         """
         await self.writer.aflush()
-        await self._settle_action(thread_id, action_id, output, retry, note)
+        await self._settle_action(thread_id, action_id, output, retry, note, override)

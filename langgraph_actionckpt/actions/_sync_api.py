@@ -41,7 +41,13 @@ class SyncActionLogAPI:
         raise NotImplementedError
 
     def _settle_action(
-        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+        self,
+        thread_id: str,
+        action_id: str,
+        output: Any,
+        retry: bool,
+        note: str | None,
+        override: bool,
     ) -> None:
         raise NotImplementedError
 
@@ -105,8 +111,16 @@ class SyncActionLogAPI:
         output: Any = None,
         retry: bool = False,
         note: str | None = None,
+        override: bool = False,
     ) -> None:
         """Settle an action whose outcome is unknown (see :class:`InFlightActionError`).
+
+        An action whose outcome is unknown is ``running``, ``pending``,
+        ``unknown`` or ``interrupted``, or ``completed`` with a result that
+        cannot be replayed (see :class:`NotReplayableError`). A known outcome
+        (``completed``, ``failed``) is replaced only with ``override=True``; the
+        row then keeps what it replaced in ``meta.overridden`` (status and
+        output) and its result is never reused by other threads.
 
         Args:
             thread_id: The thread.
@@ -115,11 +129,15 @@ class SyncActionLogAPI:
                 resumed run receives this output instead of executing it.
             retry: Allow one more execution instead (marks it ``failed``).
             note: Free text stored in ``meta.resolution``.
+            override: Replace a known outcome (``completed`` or ``failed``).
 
         Raises:
             ConfigurationError: Neither or both of ``output`` and ``retry`` given,
                 or no such action (the remote saver: ``ServiceError`` with
                 ``INVALID_ARGUMENT`` or ``NOT_FOUND``).
+            OutcomeKnownError: The action's outcome is known and ``override``
+                was not given (the remote saver: ``ServiceError`` with
+                ``FAILED_PRECONDITION``).
         """
         self.writer.flush()
-        self._settle_action(thread_id, action_id, output, retry, note)
+        self._settle_action(thread_id, action_id, output, retry, note, override)

@@ -451,20 +451,6 @@ class ActionQueries:
             "WHERE thread_id = %s AND action_id = ANY(%s::text[])"
         )
 
-    @cached_property
-    def resolve(self) -> sql.Composed:
-        return self.q(
-            """
-            UPDATE {s}.actions SET status = %(status)s,
-                   output = COALESCE(%(output)s::jsonb, output),
-                   completed_at = CASE WHEN %(status)s = 'completed' THEN now()
-                                       ELSE completed_at END,
-                   meta = COALESCE(meta, '{{}}'::jsonb) || %(meta)s::jsonb
-            WHERE thread_id = %(thread_id)s AND action_id = %(action_id)s
-            RETURNING action_id
-            """
-        )
-
 
 def _text(value: str | None) -> str | None:
     return None if value is None else _encoding.escape_text(value)

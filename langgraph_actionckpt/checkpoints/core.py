@@ -272,11 +272,19 @@ class SaverCore(HeldWrites, InPlaceAllowlist):
     # ------------------------------------------------------------- maintenance
 
     def _plan_resolve(
-        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+        self,
+        thread_id: str,
+        action_id: str,
+        output: Any,
+        retry: bool,
+        note: str | None,
+        override: bool = False,
     ) -> Plan[None]:
         m.check_resolution(output, retry)
         yield from self._plan_flush_pending()
-        yield from m.plan_resolve(self.action_queries, thread_id, action_id, output, retry, note)
+        yield from m.plan_resolve(
+            self.action_queries, thread_id, action_id, output, retry, note, override
+        )
 
     def _plan_delete_thread(self, thread_id: str) -> Plan[None]:
         yield from self._plan_flush_pending()

@@ -190,12 +190,13 @@ class ForkQueries(SchemaSQL):
 
     @cached_property
     def edit(self) -> sql.Composed:
-        """The edited action in the new thread."""
+        """The edited action in the new thread (the source result's typed form goes)."""
         return self.q(
             """
             UPDATE {s}.actions SET output = %(output)s::jsonb, error = NULL,
                    status = 'completed', replayable = true, replayed = 0,
-                   meta = COALESCE(meta, '{{}}'::jsonb) || %(meta)s::jsonb
+                   meta = (COALESCE(meta, '{{}}'::jsonb) - 'typed' - 'not_replayable')
+                          || %(meta)s::jsonb
             WHERE thread_id = %(target)s AND action_id = %(action_id)s
             """
         )

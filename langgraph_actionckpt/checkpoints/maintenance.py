@@ -17,7 +17,7 @@ from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.crypto import action_aad
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text
-from langgraph_actionckpt.errors import ConfigurationError
+from langgraph_actionckpt.errors import ConfigurationError, OutcomeKnownError
 
 PRUNE_STRATEGIES = ("keep_latest", "delete")
 
@@ -114,6 +114,39 @@ def check_strategy(strategy: str) -> None:
         )
 
 
+# One statement reads the row's status and settles it only when its outcome is
+# unknown (or when overriding): the old status comes back either way. An
+# overridden row keeps what it replaced (meta.overridden); the old result's
+# typed form and not-replayable mark go with it.
+_RESOLVE = """
+            WITH old AS (
+                SELECT status, output, coalesce(meta ? 'not_replayable', false) AS lost
+                FROM {s}.actions
+                WHERE thread_id = %(thread_id)s AND action_id = %(action_id)s FOR UPDATE
+            ), settled AS (
+                UPDATE {s}.actions a SET status = %(status)s,
+                       output = COALESCE(%(output)s::jsonb, a.output),
+                       completed_at = CASE WHEN %(status)s = 'completed' THEN now()
+                                           ELSE a.completed_at END,
+                       error = CASE WHEN %(status)s = 'completed' THEN NULL ELSE a.error END,
+                       replayable = %(status)s = 'completed' OR a.replayable,
+                       meta = (COALESCE(a.meta, '{{}}'::jsonb) - 'typed' - 'not_replayable')
+                              || %(meta)s::jsonb
+                              || CASE WHEN old.status IN ('completed', 'failed') AND NOT old.lost
+                                 THEN jsonb_build_object('overridden', jsonb_build_object(
+                                     'status', old.status,
+                                     'output', CASE WHEN %(keep_output)s THEN old.output END))
+                                 ELSE '{{}}'::jsonb END
+                FROM old
+                WHERE a.thread_id = %(thread_id)s AND a.action_id = %(action_id)s
+                  AND (%(override)s OR old.lost
+                       OR old.status IN ('pending', 'running', 'unknown', 'interrupted'))
+                RETURNING a.action_id
+            )
+            SELECT old.status, EXISTS (SELECT 1 FROM settled) FROM old
+"""
+
+
 def check_resolution(output: Any, retry: bool) -> None:
     """Raise unless exactly one of ``output`` and ``retry`` is given."""
     if retry == (output is not None):
@@ -127,26 +160,34 @@ def plan_resolve(
     output: Any,
     retry: bool,
     note: str | None,
+    override: bool = False,
 ) -> Plan[None]:
     """Settle an in-flight action: completed with ``output``, or failed so it may run again.
 
     Raises:
         ConfigurationError: Neither or both of ``output`` and ``retry``, or no such action.
+        OutcomeKnownError: The action completed or failed and ``override`` is false.
     """
     check_resolution(output, retry)
+    ring = action_queries.keyring
+    text = None if retry else json_text(output)
+    if ring is not None and text is not None:
+        aad = action_aad(
+            action_queries.schema, escape_text(thread_id), escape_text(action_id), "output"
+        )
+        text = ring.seal_json(text, aad)
     params = {
         "thread_id": escape_text(thread_id),
         "action_id": escape_text(action_id),
         "status": "failed" if retry else "completed",
-        "output": None if retry else json_text(output),
+        "output": text,
         "meta": json_text({"resolution": note or ("retry" if retry else "output given")}),
+        "override": override,
+        # a sealed output is bound to its column: it is not copied into meta
+        "keep_output": ring is None,
     }
-    ring = action_queries.keyring
-    if ring is not None and params["output"] is not None:
-        aad = action_aad(
-            action_queries.schema, escape_text(thread_id), escape_text(action_id), "output"
-        )
-        params["output"] = ring.seal_json(params["output"], aad)
-    row = yield Op(action_queries.resolve, params, "one")
+    row = yield Op(action_queries.q(_RESOLVE), params, "one")
     if row is None:
         raise ConfigurationError(f"no action {action_id!r} on thread {thread_id!r}")
+    if not row[1]:
+        raise OutcomeKnownError(thread_id, action_id, row[0])

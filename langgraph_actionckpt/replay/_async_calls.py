@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.caches import RETURN_VAL_TYPE
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -30,6 +30,7 @@ from langgraph_actionckpt.actions.fields import usage_fields
 from langgraph_actionckpt.actions.join import pending_llm_run, register_run
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.replay import _async_log as log
+from langgraph_actionckpt.replay import exact
 from langgraph_actionckpt.replay.context import current_action_var, replaying, task_scope
 from langgraph_actionckpt.replay.core import Live
 from langgraph_actionckpt.replay.llm import (
@@ -139,6 +140,7 @@ async def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -
     if scope is None or replaying.get():
         return await orig_arun(self, tool_input, *args, **kwargs)
     request = tool_request(self, tool_input)
+    types = exact.tool_types(self)
     decided = await log.begin(
         scope,
         "tool_call",
@@ -147,6 +149,7 @@ async def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -
         idempotent=tool_is_idempotent(self),
         input=request,
         reusable=tool_reuse_key(self),
+        types=types,
     )
     run_id = run_id_of(kwargs)
     if isinstance(decided, ActionRecord):
@@ -159,7 +162,7 @@ async def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -
             replaying.reset(token)
     register_run(str(run_id), scope.thread_id, decided.record.action_id, False)
     call = functools.partial(orig_arun, self, tool_input, *args, **kwargs)
-    return await _run_live(decided, call, tool_fields)
+    return await _run_live(decided, call, tool_fields, types)
 
 
 async def call_action(
@@ -175,6 +178,7 @@ async def call_action(
     if scope is None or replaying.get():
         return await fn(*args, **kwargs)
     request = {"args": list(args), "kwargs": kwargs}
+    types = exact.declared_types(fn)
     decided = await log.begin(
         scope,
         "function",
@@ -183,16 +187,23 @@ async def call_action(
         idempotent=idempotent,
         input=request,
         reusable=() if reusable else None,
+        types=types,
     )
     if isinstance(decided, ActionRecord):
         return decided.output
-    return await _run_live(decided, functools.partial(fn, *args, **kwargs), _no_fields)
+    return await _run_live(decided, functools.partial(fn, *args, **kwargs), _no_fields, types)
 
 
 async def _run_live(
-    live: Live, call: Callable[[], Any], fields: Callable[[Any], dict[str, Any]]
+    live: Live,
+    call: Callable[[], Any],
+    fields: Callable[[Any], dict[str, Any]],
+    types: exact.Types,
 ) -> Any:
-    """Run a live action under its idempotency key, then log its result or failure."""
+    """Run a live action under its idempotency key, then log its result or failure.
+
+    The result is logged with what its exact replay needs (:func:`exact.seal`).
+    """
     token = current_action_var.set(live.record.action_id)
     try:
         output = await call()
@@ -201,7 +212,8 @@ async def _run_live(
         raise
     finally:
         current_action_var.reset(token)
-    await log.complete(live, output, **fields(output))
+    sealed = exact.seal(live.record, output, cast(Any, live.scope.saver).serde, types)
+    await log.complete(live, output, **fields(output), **sealed)
     return output
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.caches import RETURN_VAL_TYPE
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -32,6 +32,7 @@ from langgraph_actionckpt.actions.fields import usage_fields
 from langgraph_actionckpt.actions.join import pending_llm_run, register_run
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.replay import _sync_log as log
+from langgraph_actionckpt.replay import exact
 from langgraph_actionckpt.replay.context import current_action_var, replaying, task_scope
 from langgraph_actionckpt.replay.core import Live
 from langgraph_actionckpt.replay.llm import (
@@ -139,6 +140,7 @@ def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
     if scope is None or replaying.get():
         return orig_run(self, tool_input, *args, **kwargs)
     request = tool_request(self, tool_input)
+    types = exact.tool_types(self)
     decided = log.begin(
         scope,
         "tool_call",
@@ -147,6 +149,7 @@ def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
         idempotent=tool_is_idempotent(self),
         input=request,
         reusable=tool_reuse_key(self),
+        types=types,
     )
     run_id = run_id_of(kwargs)
     if isinstance(decided, ActionRecord):
@@ -159,7 +162,7 @@ def run_tool(self: BaseTool, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
             replaying.reset(token)
     register_run(str(run_id), scope.thread_id, decided.record.action_id, False)
     call = functools.partial(orig_run, self, tool_input, *args, **kwargs)
-    return _run_live(decided, call, tool_fields)
+    return _run_live(decided, call, tool_fields, types)
 
 
 def call_action(
@@ -175,6 +178,7 @@ def call_action(
     if scope is None or replaying.get():
         return fn(*args, **kwargs)
     request = {"args": list(args), "kwargs": kwargs}
+    types = exact.declared_types(fn)
     decided = log.begin(
         scope,
         "function",
@@ -183,14 +187,23 @@ def call_action(
         idempotent=idempotent,
         input=request,
         reusable=() if reusable else None,
+        types=types,
     )
     if isinstance(decided, ActionRecord):
         return decided.output
-    return _run_live(decided, functools.partial(fn, *args, **kwargs), _no_fields)
+    return _run_live(decided, functools.partial(fn, *args, **kwargs), _no_fields, types)
 
 
-def _run_live(live: Live, call: Callable[[], Any], fields: Callable[[Any], dict[str, Any]]) -> Any:
-    """Run a live action under its idempotency key, then log its result or failure."""
+def _run_live(
+    live: Live,
+    call: Callable[[], Any],
+    fields: Callable[[Any], dict[str, Any]],
+    types: exact.Types,
+) -> Any:
+    """Run a live action under its idempotency key, then log its result or failure.
+
+    The result is logged with what its exact replay needs (:func:`exact.seal`).
+    """
     token = current_action_var.set(live.record.action_id)
     try:
         output = call()
@@ -199,7 +212,8 @@ def _run_live(live: Live, call: Callable[[], Any], fields: Callable[[Any], dict[
         raise
     finally:
         current_action_var.reset(token)
-    log.complete(live, output, **fields(output))
+    sealed = exact.seal(live.record, output, cast(Any, live.scope.saver).serde, types)
+    log.complete(live, output, **fields(output), **sealed)
     return output
 
 

@@ -16,15 +16,18 @@ from typing import Any, cast
 
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.db import lease
+from langgraph_actionckpt.replay import exact
 from langgraph_actionckpt.replay.context import TaskScope, stable_hash
 from langgraph_actionckpt.replay.core import (
     DURABLE,
     LEASED,
+    NOT_REPLAYABLE,
     ROWS,
     Live,
     decide,
     finish,
     index_rows,
+    interrupts,
     served,
 )
 
@@ -40,8 +43,13 @@ def begin(
     idempotent: bool,
     input: Any,
     reusable: Any = None,
+    types: exact.Types | None = None,
 ) -> ActionRecord | Live:
     """Look the action up; return the logged record to serve, or a :class:`Live` to run.
+
+    With ``types`` (the classes a ``@action`` or tool declares it returns) a
+    logged result is served exactly as it was returned (see
+    :mod:`~langgraph_actionckpt.replay.exact`), or not at all.
 
     A live non-idempotent action's row is durable before this returns; an
     idempotent one's is queued. Before the first live action of a task the
@@ -64,10 +72,16 @@ def begin(
     action_id = scope.action_id(kind, name, h)
     rows = _rows_of_task(scope)
     old = rows.get(action_id)
+    serve: ActionRecord | str | None = old
+    if types is not None and old is not None and old.status == "completed" and old.replayable:
+        serve = exact.rebuild(old, cast(Any, scope.saver).serde, types)
+        if isinstance(serve, str):  # not served; decide() says what happens instead
+            old.replayable = False
+            old.meta = {**(old.meta if isinstance(old.meta, dict) else {}), NOT_REPLAYABLE: serve}
     decided = decide(scope, rows, action_id, kind, name, idempotent, h, input)
     if isinstance(decided, ActionRecord):
         served(scope, decided)
-        return decided
+        return serve if isinstance(serve, ActionRecord) else decided
     policy = scope.reuse
     # only an action's first attempt: a retry (the node failed, perhaps because of
     # that answer) or a re-run of a failed action asks the model or tool itself
@@ -79,6 +93,9 @@ def begin(
         ticket = policy.ticket(kind, name, request, reusable, h)
         if ticket is not None:
             hit = policy.reuse_lookup(scope, decided.record, ticket)
+            if hit is not None and types is not None:
+                exact_hit = exact.rebuild(hit, cast(Any, scope.saver).serde, types)
+                hit = exact_hit if isinstance(exact_hit, ActionRecord) else None
             if hit is not None:
                 rows[action_id] = hit
                 _barrier(scope)
@@ -107,11 +124,17 @@ def complete(live: Live, output: Any, **fields: Any) -> None:
 def fail(live: Live, error: BaseException) -> None:
     """Log a live action's failure (failed actions are executed again, never served).
 
+    A non-idempotent action stopped from outside (see
+    :func:`~langgraph_actionckpt.replay.core.interrupts`) is logged
+    ``interrupted`` instead: its effect may have happened, so a resume stops
+    with :class:`~langgraph_actionckpt.InFlightActionError` as after a crash.
+
     Written now, like a completion: the row must precede the writes LangGraph
     stores for the task (its ``node``/``branch`` rows), so ``step_index`` order
     stays causal. Failures are rare, so the round trip costs little.
     """
-    record = finish(live, None, error)
+    cut = not live.record.idempotent and interrupts(error)
+    record = finish(live, None, error, "interrupted" if cut else "")
     try:
         live.scope.saver.writer.write_now(record)
     except Exception as exc:  # noqa: BLE001 - never mask the action's own error

@@ -18,8 +18,14 @@ from typing import Any
 
 from langgraph_actionckpt.actions.fields import error_payload
 from langgraph_actionckpt.actions.records import ActionRecord
-from langgraph_actionckpt.errors import InFlightActionError
+from langgraph_actionckpt.errors import InFlightActionError, LeaseLostError, NotReplayableError
 from langgraph_actionckpt.replay.context import TaskScope
+
+UNKNOWN_OUTCOME = ("pending", "running", "unknown", "interrupted")
+"""Statuses of a row whose action may or may not have had its effect."""
+
+NOT_REPLAYABLE = "not_replayable"
+"""``meta`` key of a completed row whose result cannot come back as it was (the reason)."""
 
 # Keys of TaskScope.counters used by the replay layer (per attempt of a task execution).
 ROWS = "__rows__"
@@ -86,14 +92,21 @@ def decide(
 
     Raises:
         InFlightActionError: The row was caught in flight (``pending``,
-            ``running`` or ``unknown``) and the action is not idempotent.
+            ``running``, ``unknown`` or ``interrupted``) and the action is not
+            idempotent.
+        NotReplayableError: The row completed with a result that cannot be
+            replayed as it was, and the action is not idempotent.
     """
     old = rows.get(action_id)
     attempt = 1
     if old is not None:
-        if old.status == "completed" and old.replayable:
-            return old
-        if old.status in ("pending", "running", "unknown") and not (idempotent and old.idempotent):
+        if old.status == "completed":
+            if old.replayable:
+                return old
+            reason = not_replayable(old)
+            if reason is not None and not idempotent:
+                raise NotReplayableError(scope.thread_id, action_id, name, kind, reason)
+        if old.status in UNKNOWN_OUTCOME and not (idempotent and old.idempotent):
             raise InFlightActionError(scope.thread_id, action_id, name, kind, old.input)
         attempt = old.attempt + 1
     record = ActionRecord(
@@ -119,6 +132,23 @@ def decide(
     return Live(scope, record)
 
 
+def not_replayable(record: ActionRecord) -> str | None:
+    """Why a completed row's result cannot be replayed, if it was marked so at record time."""
+    meta = record.meta
+    reason = meta.get(NOT_REPLAYABLE) if isinstance(meta, dict) else None
+    return None if reason is None else str(reason)
+
+
+def interrupts(error: BaseException) -> bool:
+    """Whether ``error`` stopped an action from outside, leaving its outcome unknown.
+
+    Only an ``Exception`` the action raised itself is its failure; a
+    cancellation, ``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit`` or a
+    lost lease may have come after its effect.
+    """
+    return not isinstance(error, Exception) or isinstance(error, LeaseLostError)
+
+
 def served(scope: TaskScope, old: ActionRecord) -> None:
     """Count a replay of ``old`` (queued: a lost count costs nothing)."""
     old.replayed += 1
@@ -137,8 +167,13 @@ def _row_update(old: ActionRecord, **fields: Any) -> ActionRecord:
     )
 
 
-def finish(live: Live, output: Any, error: BaseException | None, **fields: Any) -> ActionRecord:
-    """The final record of a live action: completed with ``output``, or failed with ``error``."""
+def finish(
+    live: Live, output: Any, error: BaseException | None, status: str = "", **fields: Any
+) -> ActionRecord:
+    """The final record of a live action: completed with ``output``, or failed with ``error``.
+
+    ``status`` overrides the status an error gives (``interrupted``).
+    """
     # A new record, never the queued ``running`` one: another thread's flush may
     # be copying that one right now, and must never see "completed" without
     # the output (a replay would then serve None).
@@ -150,7 +185,7 @@ def finish(live: Live, output: Any, error: BaseException | None, **fields: Any) 
         rec.status = "completed"
         rec.output = output
     else:
-        rec.status = "failed"
+        rec.status = status or "failed"
         rec.error = error_payload(error)
     for key, value in fields.items():
         setattr(rec, key, value)

@@ -19,12 +19,15 @@ from langgraph_actionckpt.db.sqlid import q
 
 __all__ = ["plan_exact", "plan_nearest", "plan_reuse_stats", "plan_store"]
 
+# An overridden result (resolve_action(..., override=True)) is one thread's
+# decision, not a result of the request: never served to others.
 _COLS = sql.SQL(", ").join(sql.Identifier("a", c) for c in COLUMNS)
 _EXACT = (
     "SELECT {cols} FROM {s}.reuse_entries e JOIN {s}.actions a "
     "ON a.thread_id = e.thread_id AND a.action_id = e.action_id "
     "WHERE e.scope = %s AND e.request_hash = %s "
     "AND a.status = 'completed' AND a.error IS NULL AND a.replayable "
+    "AND NOT coalesce(a.meta ? 'overridden', false) "
     "ORDER BY e.created_at DESC LIMIT 1"
 )
 _NEAREST = (
@@ -33,6 +36,7 @@ _NEAREST = (
     "ON a.thread_id = e.thread_id AND a.action_id = e.action_id "
     "WHERE e.scope = %(scope)s AND e.key_hash = %(key)s AND e.embedding IS NOT NULL "
     "AND a.status = 'completed' AND a.error IS NULL AND a.replayable "
+    "AND NOT coalesce(a.meta ? 'overridden', false) "
     "ORDER BY e.embedding <=> %(q)s::vector LIMIT %(k)s"
 )
 _STORE = (

@@ -23,6 +23,7 @@ from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.replay.context import TaskScope
 from langgraph_actionckpt.replay.core import now
+from langgraph_actionckpt.replay.exact import TYPED
 from langgraph_actionckpt.reuse import _async_io, _sync_io
 from langgraph_actionckpt.reuse.calibrate import DEFAULT_THRESHOLD, calibrate
 from langgraph_actionckpt.reuse.contrast import contrast
@@ -221,6 +222,8 @@ class SemanticReuse:
             "total_tokens": source.total_tokens,
             "latency_ms": source.latency_ms,
         }
+        # the source's exact form of a result its readable form loses
+        typed = source.meta.get(TYPED) if isinstance(source.meta, dict) else None
         return dataclasses.replace(
             live,
             status="completed",
@@ -237,6 +240,7 @@ class SemanticReuse:
                     "scope": self.scope,
                 },
                 "reuse_saved": saved,
+                **({TYPED: typed} if typed else {}),
             },
         )
 

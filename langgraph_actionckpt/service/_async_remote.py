@@ -114,7 +114,13 @@ class AsyncRemoteActionLog(AsyncRemoteChannel, AsyncActionLogAPI):
         return record_from_json(res.record) if res.HasField("record") else None
 
     async def _settle_action(
-        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+        self,
+        thread_id: str,
+        action_id: str,
+        output: Any,
+        retry: bool,
+        note: str | None,
+        override: bool,
     ) -> None:
         req = pb.ResolveActionRequest(
             thread_id=thread_id,
@@ -122,6 +128,7 @@ class AsyncRemoteActionLog(AsyncRemoteChannel, AsyncActionLogAPI):
             output_json=json_bytes(output) if output is not None else None,
             retry=retry,
             note=note,
+            override=override,
         )
         await self._call("ResolveAction", req)
 

@@ -116,7 +116,13 @@ class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
         return record_from_json(res.record) if res.HasField("record") else None
 
     def _settle_action(
-        self, thread_id: str, action_id: str, output: Any, retry: bool, note: str | None
+        self,
+        thread_id: str,
+        action_id: str,
+        output: Any,
+        retry: bool,
+        note: str | None,
+        override: bool,
     ) -> None:
         req = pb.ResolveActionRequest(
             thread_id=thread_id,
@@ -124,6 +130,7 @@ class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
             output_json=json_bytes(output) if output is not None else None,
             retry=retry,
             note=note,
+            override=override,
         )
         self._call("ResolveAction", req)
 

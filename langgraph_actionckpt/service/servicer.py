@@ -22,7 +22,12 @@ from langgraph.checkpoint.serde.types import ERROR
 
 from langgraph_actionckpt import __version__
 from langgraph_actionckpt.aio import AsyncActionSaver
-from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, SerializationError
+from langgraph_actionckpt.errors import (
+    ConfigurationError,
+    LeaseLostError,
+    OutcomeKnownError,
+    SerializationError,
+)
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
 from langgraph_actionckpt.service.cold import ColdTier
@@ -362,6 +367,7 @@ class _ActionCalls(_Calls):
                 output=from_json_bytes(request.output_json) if has_output else None,
                 retry=request.retry,
                 note=request.note if request.HasField("note") else None,
+                override=request.override,
             )
             return pb.Empty()
 
@@ -430,7 +436,7 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
 def _status(exc: BaseException) -> tuple[grpc.StatusCode, str]:
     if isinstance(exc, _Refused):
         return exc.code, str(exc)
-    if isinstance(exc, LeaseLostError):
+    if isinstance(exc, (LeaseLostError, OutcomeKnownError)):
         return grpc.StatusCode.FAILED_PRECONDITION, str(exc)
     if isinstance(exc, NotFound):
         return grpc.StatusCode.NOT_FOUND, str(exc.args[0] if exc.args else exc)

@@ -295,18 +295,20 @@ class ActionResponse(_message.Message):
     def __init__(self, record: _Optional[bytes] = ...) -> None: ...
 
 class ResolveActionRequest(_message.Message):
-    __slots__ = ("thread_id", "action_id", "output_json", "retry", "note")
+    __slots__ = ("thread_id", "action_id", "output_json", "retry", "note", "override")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_JSON_FIELD_NUMBER: _ClassVar[int]
     RETRY_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    OVERRIDE_FIELD_NUMBER: _ClassVar[int]
     thread_id: str
     action_id: str
     output_json: bytes
     retry: bool
     note: str
-    def __init__(self, thread_id: _Optional[str] = ..., action_id: _Optional[str] = ..., output_json: _Optional[bytes] = ..., retry: _Optional[bool] = ..., note: _Optional[str] = ...) -> None: ...
+    override: bool
+    def __init__(self, thread_id: _Optional[str] = ..., action_id: _Optional[str] = ..., output_json: _Optional[bytes] = ..., retry: _Optional[bool] = ..., note: _Optional[str] = ..., override: _Optional[bool] = ...) -> None: ...
 
 class ArchiveThreadRequest(_message.Message):
     __slots__ = ("thread_id",)

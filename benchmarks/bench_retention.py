@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
                 ]
                 res["archive_bytes"] = sum(p.stat().st_size for p in Path(tmp).iterdir())
                 t0 = time.perf_counter()
-                imported = import_archive(saver, None, tmp)
+                imported = import_archive(saver, None, tmp).imported
                 res["import_s"] = time.perf_counter() - t0
                 res["imported"] = imported
             after = thread_digests(conn)

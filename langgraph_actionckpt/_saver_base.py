@@ -20,6 +20,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 import psycopg
 
 from langgraph_actionckpt.embedded import embedded_dsn
+from langgraph_actionckpt.errors import ConfigurationError
 
 __all__ = [
     "aembedded_dsn",
@@ -268,6 +269,24 @@ class SettledWrites:
         pending = self.__dict__.get("_inflight", {}).get(thread)
         if pending:
             await asyncio.gather(*list(pending), return_exceptions=True)
+
+
+def check_dsn(conninfo: str) -> str:
+    """``conninfo`` when libpq can parse it.
+
+    Raises:
+        ConfigurationError: A malformed connection string (its text is not
+            repeated: it may hold a password).
+    """
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        conninfo_to_dict(conninfo)
+    except psycopg.ProgrammingError:
+        raise ConfigurationError(
+            "the DSN is not a PostgreSQL connection string (key=value pairs or a postgresql:// URL)"
+        ) from None
+    return conninfo
 
 
 def describe_target(conninfo: str) -> str:

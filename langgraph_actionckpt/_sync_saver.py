@@ -34,6 +34,7 @@ from psycopg_pool import ConnectionPool
 from langgraph_actionckpt._config import DEFAULTS, SaverOptions
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._saver_base import (
+    check_dsn,
     connect_kwargs,
     conninfo_of,
     describe_target,
@@ -261,7 +262,7 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
                 ``pipeline=``... each a field of
                 :class:`~langgraph_actionckpt.SaverOptions`), or ``options=``.
         """
-        conninfo = dsn or env_dsn() or embedded_dsn()
+        conninfo = check_dsn(dsn or env_dsn() or embedded_dsn())
         ckw = connect_kwargs(prepare_threshold)
         try:  # one direct attempt first: a pool would retry quietly until its timeout
             first = psycopg.Connection.connect(

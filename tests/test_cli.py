@@ -597,3 +597,26 @@ def test_migrate_patches_nothing(dsn: str) -> None:
         assert "PROBE False True True" in proc.stdout
     finally:
         drop_schema(dsn, schema)
+
+
+def test_operations_on_whatever_the_saver_stores(
+    saver: ActionSaver, dsn: str, schema: str, tmp_path: Path
+) -> None:
+    """Issue 28.4 / 29.8: lone surrogates, NUL, 1 MB values: JSON output, archive, import."""
+    from .test_retention import HOSTILE_THREADS, _hostile
+
+    _hostile(saver)
+    base = ["--dsn", dsn, "--schema", schema, "--json"]
+    shown = cli("show", "sur-\ud800", *base)
+    assert shown["thread_id"] == "sur-\ud800"  # escaped in the JSON text, read back as is
+    assert {r["thread_id"] for r in cli("runs", *base)["runs"]} >= {"sur-\ud800", "meta"}
+    assert cli("prune", "--dry-run", *base)["prune"]["threads"] == len(HOSTILE_THREADS)
+    out = cli("archive", str(tmp_path / "arch"), *base)["archive"]
+    assert out["deleted_threads"] == len(HOSTILE_THREADS) and out["skipped"] == []
+    (tmp_path / "arch" / "broken.jsonl").write_text("not json\n")
+    result = runner.invoke(app, ["import", str(tmp_path / "arch"), *base])
+    assert result.exit_code == 1  # one file skipped: said, and the others are in
+    got = json.loads(result.stdout)
+    assert got["imported"] == len(HOSTILE_THREADS)
+    assert [s["file"].endswith("broken.jsonl") for s in got["skipped"]] == [True]
+    assert [a.name for a in saver.list_actions("name")] == ["f\ud800\x00"]

@@ -172,10 +172,10 @@ def test_archive_then_import_restores_identical_rows(
     assert all("/" not in f and not f.startswith(".") for f in files)
     assert counts(dsn, schema, ids["ok"]) == dict.fromkeys(TABLES, 0)
 
-    assert import_archive(saver, None, tmp_path / "arch") == n_old
+    assert import_archive(saver, None, tmp_path / "arch").imported == n_old
     assert all_actions(dsn, schema) == before
     # importing twice changes nothing
-    assert import_archive(saver, None, tmp_path / "arch") == 0
+    assert import_archive(saver, None, tmp_path / "arch").imported == 0
     assert all_actions(dsn, schema) == before
     # the records read back equal the originals, step_index included
     got = saver.list_actions(weird)
@@ -200,7 +200,7 @@ def test_archive_to_fsspec_url_and_import_elsewhere(
     try:
         with ActionSaver.from_conn_string(dsn, schema=other) as s2:
             s2.setup()
-            assert import_archive(s2, None, url) == len(before)
+            assert import_archive(s2, None, url).imported == len(before)
             assert all_actions(dsn, other) == before
             # the identity sequence moved past the imported step_index values
             s2.record_actions([ActionRecord(ids["ok"], "later", "tool_call", status="completed")])
@@ -214,11 +214,12 @@ def test_archive_to_fsspec_url_and_import_elsewhere(
 def test_import_rejects_garbage(saver: ActionSaver, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"thread_id": "t"}\n')
-    with pytest.raises(ConfigurationError, match="action_id"):
-        import_archive(saver, None, bad)
+    (skip,) = import_archive(saver, None, bad).skipped
+    assert skip["file"] == str(bad) and "action_id" in skip["reason"]
     bad.write_text("not json\n")
-    with pytest.raises(ConfigurationError, match="not JSON"):
-        import_archive(saver, None, bad)
+    (skip,) = import_archive(saver, None, bad).skipped
+    assert "not JSON" in skip["reason"]
+    assert saver.list_actions() == []
 
 
 def test_thread_file_name() -> None:
@@ -251,5 +252,78 @@ def test_archive_and_import_hostile_thread_ids(saver: ActionSaver, tmp_path: Pat
     assert result.threads == 4 and result.files == 4 and result.deleted_threads == 4
     files = sorted(p.name for p in (tmp_path / "arch").iterdir())
     assert files == sorted(thread_file_name(t) for t in ids)
-    assert import_archive(saver, None, tmp_path / "arch") == 4
+    assert import_archive(saver, None, tmp_path / "arch").imported == 4
     assert all([a.action_id for a in saver.list_actions(t)] == ["act"] for t in ids)
+
+
+# Issue 28.4 / 29.8: whatever the saver stores, the operations handle as data.
+HOSTILE_THREADS = {
+    "sur-\ud800": {"input": {"s": "\udfff"}},
+    "nul-\x00-id": {"output": "a\x00b"},
+    "name": {"name": "f\ud800\x00", "node": "n\udc80"},
+    "meta": {"meta": {"k\ud800": "v\x00"}, "error": {"message": "e\ud800\x00"}},
+    "big": {"output": "x" * (1 << 20)},
+    "k" * (LIMITS["thread id"] - 5) + "\x00": {},  # at the limit once escaped (mark, \\0)
+}
+
+
+def _hostile(saver: ActionSaver) -> None:
+    old = dt.datetime.now(dt.UTC) - OLD
+    saver.record_actions(
+        [
+            ActionRecord(
+                t,
+                "a\ud800",
+                "tool_call",
+                status="completed",
+                started_at=old,
+                completed_at=old,
+                **kw,
+            )
+            for t, kw in HOSTILE_THREADS.items()
+        ]
+    )
+
+
+def _snapshot(saver: ActionSaver) -> dict[str, list[ActionRecord]]:
+    return {t: saver.list_actions(t) for t in HOSTILE_THREADS}
+
+
+def test_archive_and_import_whatever_the_saver_stores(saver: ActionSaver, tmp_path: Path) -> None:
+    _hostile(saver)
+    before = _snapshot(saver)
+    assert all(len(v) == 1 for v in before.values())
+    result = archive(saver, None, dt.timedelta(days=30), tmp_path / "arch")
+    assert result.skipped == []
+    assert result.files == result.deleted_threads == len(HOSTILE_THREADS)
+    assert all(v == [] for v in _snapshot(saver).values())  # NUL id deleted too
+    got = import_archive(saver, None, tmp_path / "arch")
+    assert (got.imported, got.files, got.skipped) == (len(HOSTILE_THREADS),) * 2 + ([],)
+    assert _snapshot(saver) == before
+
+
+def test_import_is_all_or_nothing_per_thread(saver: ActionSaver, tmp_path: Path) -> None:
+    old = dt.datetime.now(dt.UTC) - OLD
+    ids = [f"t{i}" for i in range(5)]
+    saver.record_actions(
+        [
+            ActionRecord(t, f"a{j}", "tool_call", status="completed", started_at=old)
+            for t in ids
+            for j in range(3)
+        ]
+    )
+    arch = tmp_path / "arch"
+    archive(saver, None, dt.timedelta(days=30), arch)
+    # a file from an older export (raw NUL in its id) and a half-broken one
+    (arch / "old.jsonl").write_text(
+        '{"thread_id": "x\\u0000y", "action_id": "a", '
+        '"action_type": "tool_call", "status": "completed"}\n'
+    )
+    broken = arch / thread_file_name("t3")
+    broken.write_text(broken.read_text() + "not json\n")
+    got = import_archive(saver, None, arch)
+    assert got.files == 5 and got.imported == 4 * 3 + 1
+    (skip,) = got.skipped
+    assert skip["file"] == str(broken) and "not JSON" in skip["reason"]
+    assert saver.list_actions("t3") == []  # nothing of the broken file
+    assert [a.action_id for a in saver.list_actions("x\x00y")] == ["a"]

@@ -18,6 +18,7 @@ from typing import Any
 from langgraph_actionckpt.actions.reads import records_to_jsonl
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
+from langgraph_actionckpt.db.encoding import stored_id
 
 
 class AsyncActionLogAPI:
@@ -72,7 +73,11 @@ class AsyncActionLogAPI:
             run_id: Only actions of this run.
             task_id: Only actions of this task.
             limit: At most this many rows.
+
+        Raises:
+            ConfigurationError: An id longer than its limit (nothing is sent).
         """
+        _check_ids(thread_id, run_id=run_id, task_id=task_id)
         await self.writer.aflush()  # reads see every row recorded so far
         filters = dict(
             action_type=action_type,
@@ -86,14 +91,24 @@ class AsyncActionLogAPI:
         return await self._query_actions(thread_id, filters)
 
     async def aget_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
-        """One action by its idempotency key, or None."""
+        """One action by its idempotency key, or None.
+
+        Raises:
+            ConfigurationError: An id longer than its limit (nothing is sent).
+        """
+        _check_ids(thread_id, action_id=action_id)
         await self.writer.aflush()
         return await self._query_action(thread_id, action_id)
 
     async def alast_action(
         self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
     ) -> ActionRecord | None:
-        """The last recorded action of a thread (by default the last completed one)."""
+        """The last recorded action of a thread (by default the last completed one).
+
+        Raises:
+            ConfigurationError: The thread id is longer than its limit (nothing is sent).
+        """
+        _check_ids(thread_id)
         await self.writer.aflush()
         return await self._query_last_action(thread_id, status)
 
@@ -137,5 +152,24 @@ class AsyncActionLogAPI:
                 was not given (the remote saver: ``ServiceError`` with
                 ``FAILED_PRECONDITION``).
         """
+        _check_ids(thread_id, action_id=action_id)
         await self.writer.aflush()
         await self._settle_action(thread_id, action_id, output, retry, note, override)
+
+
+def _check_ids(
+    thread_id: str | None,
+    *,
+    action_id: str | None = None,
+    run_id: str | None = None,
+    task_id: str | None = None,
+) -> None:
+    # a read with an over-long id is refused as its write would be, not answered []
+    for what, value in (
+        ("thread id", thread_id),
+        ("action id", action_id),
+        ("run id", run_id),
+        ("task id", task_id),
+    ):
+        if value is not None:
+            stored_id(what, value)

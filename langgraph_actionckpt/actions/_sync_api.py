@@ -20,6 +20,7 @@ from typing import Any
 from langgraph_actionckpt.actions.reads import records_to_jsonl
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.writer import SyncActionWriter
+from langgraph_actionckpt.db.encoding import stored_id
 
 
 class SyncActionLogAPI:
@@ -74,7 +75,11 @@ class SyncActionLogAPI:
             run_id: Only actions of this run.
             task_id: Only actions of this task.
             limit: At most this many rows.
+
+        Raises:
+            ConfigurationError: An id longer than its limit (nothing is sent).
         """
+        _check_ids(thread_id, run_id=run_id, task_id=task_id)
         self.writer.flush()  # reads see every row recorded so far
         filters = dict(
             action_type=action_type,
@@ -88,14 +93,24 @@ class SyncActionLogAPI:
         return self._query_actions(thread_id, filters)
 
     def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
-        """One action by its idempotency key, or None."""
+        """One action by its idempotency key, or None.
+
+        Raises:
+            ConfigurationError: An id longer than its limit (nothing is sent).
+        """
+        _check_ids(thread_id, action_id=action_id)
         self.writer.flush()
         return self._query_action(thread_id, action_id)
 
     def last_action(
         self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
     ) -> ActionRecord | None:
-        """The last recorded action of a thread (by default the last completed one)."""
+        """The last recorded action of a thread (by default the last completed one).
+
+        Raises:
+            ConfigurationError: The thread id is longer than its limit (nothing is sent).
+        """
+        _check_ids(thread_id)
         self.writer.flush()
         return self._query_last_action(thread_id, status)
 
@@ -139,5 +154,24 @@ class SyncActionLogAPI:
                 was not given (the remote saver: ``ServiceError`` with
                 ``FAILED_PRECONDITION``).
         """
+        _check_ids(thread_id, action_id=action_id)
         self.writer.flush()
         self._settle_action(thread_id, action_id, output, retry, note, override)
+
+
+def _check_ids(
+    thread_id: str | None,
+    *,
+    action_id: str | None = None,
+    run_id: str | None = None,
+    task_id: str | None = None,
+) -> None:
+    # a read with an over-long id is refused as its write would be, not answered []
+    for what, value in (
+        ("thread id", thread_id),
+        ("action id", action_id),
+        ("run id", run_id),
+        ("task id", task_id),
+    ):
+        if value is not None:
+            stored_id(what, value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from langgraph_actionckpt._config import LIMITS, check_length
+from langgraph_actionckpt._config import LIMITS
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.errors import ConfigurationError
 
@@ -71,7 +71,7 @@ def check_record(record: ActionRecord) -> ActionRecord:
         value = getattr(record, attr)
         if value is not None:
             try:
-                check_length(what, _encoding.escape_text(str(value)))
+                _encoding.stored_id(what, value)
             except ConfigurationError as exc:
                 raise ConfigurationError(
                     f"action {str(record.action_id)[:40]!r} of thread "

@@ -92,7 +92,7 @@ class ActionRecord:
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (JSON fields in their reversible stored encoding)."""
+        """A JSON-ready dict: every field in its stored form (ids escaped as in their column)."""
         out: dict[str, Any] = {}
         for name in COLUMNS:
             value = getattr(self, name)
@@ -100,6 +100,8 @@ class ActionRecord:
                 value = _encoding.to_jsonable(value)
             elif isinstance(value, dt.datetime):
                 value = value.isoformat()
+            elif isinstance(value, str):  # NUL, lone surrogates: not JSON, not text
+                value = _encoding.escape_text(value)
             out[name] = value
         return out
 
@@ -115,6 +117,8 @@ class ActionRecord:
                 value = _encoding.from_jsonable(value)
             elif name in ("started_at", "completed_at") and isinstance(value, str):
                 value = dt.datetime.fromisoformat(value)
+            elif isinstance(value, str):
+                value = _encoding.unescape_text(value)
             kwargs[name] = value
         return cls(**kwargs)
 

@@ -16,7 +16,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.checkpoints.blobs import (
     DELTA_TYPE,
     VERSION_LEN,
@@ -39,7 +38,7 @@ from langgraph_actionckpt.checkpoints.serde import (
 )
 from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
 from langgraph_actionckpt.crypto import plaintext_message
-from langgraph_actionckpt.db.encoding import dumps, escape_text
+from langgraph_actionckpt.db.encoding import dumps, stored_id
 from langgraph_actionckpt.errors import DecryptionError, SerializationError
 
 if TYPE_CHECKING:
@@ -278,8 +277,7 @@ def thread_key(config: RunnableConfig) -> tuple[str, str]:
         ConfigurationError: One is longer than its limit (``_config.LIMITS``).
     """
     conf = config["configurable"]
-    thread_id = escape_text(str(conf["thread_id"]))
-    ns = escape_text(conf.get("checkpoint_ns", "") or "")
-    check_length("thread id", thread_id)
-    check_length("checkpoint namespace", ns)
-    return thread_id, ns
+    return (
+        stored_id("thread id", conf["thread_id"]),
+        stored_id("checkpoint namespace", conf.get("checkpoint_ns", "") or ""),
+    )

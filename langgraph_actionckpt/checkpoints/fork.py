@@ -44,7 +44,7 @@ from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.checkpoints.sql_base import SchemaSQL
 from langgraph_actionckpt.crypto import action_aad
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
-from langgraph_actionckpt.db.encoding import escape_text
+from langgraph_actionckpt.db.encoding import escape_text, stored_id
 from langgraph_actionckpt.errors import ConfigurationError
 
 __all__ = [
@@ -231,6 +231,8 @@ def plan_fork(
             thread already holds rows, or the output does not fit the action
             (see :func:`edited_output`). Nothing is written then.
     """
+    stored_id("thread id", thread_id)
+    stored_id("thread id", new_thread_id)
     if str(new_thread_id) == str(thread_id):
         raise ConfigurationError("a fork needs a new thread id, not the source thread's")
     found = yield from plan_get(action_queries, thread_id, action_id)

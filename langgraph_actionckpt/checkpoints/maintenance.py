@@ -16,7 +16,7 @@ from langgraph_actionckpt.checkpoints.reseal import plan_reseal_copied
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.crypto import action_aad
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
-from langgraph_actionckpt.db.encoding import escape_text
+from langgraph_actionckpt.db.encoding import escape_text, stored_id
 from langgraph_actionckpt.errors import ConfigurationError, OutcomeKnownError
 
 PRUNE_STRATEGIES = ("keep_latest", "delete")
@@ -62,10 +62,13 @@ def plan_copy_thread(
 
     With encryption on (``codec.keyring``), the copied values are sealed again
     for the target thread (the thread is part of their associated data).
+
+    Raises:
+        ConfigurationError: A thread id longer than its limit (before any SQL).
     """
     params = {
-        "source": escape_text(str(source_thread_id)),
-        "target": escape_text(str(target_thread_id)),
+        "source": stored_id("thread id", source_thread_id),
+        "target": stored_id("thread id", target_thread_id),
     }
     yield BEGIN
     for stmt in queries.copy_thread:

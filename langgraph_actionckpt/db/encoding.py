@@ -33,6 +33,8 @@ from typing import Any
 
 import orjson
 
+from langgraph_actionckpt._config import check_length
+
 MARK = "\ue000"
 """Private-use character that prefixes escaped strings."""
 
@@ -74,6 +76,25 @@ def _unescape_str(value: str) -> str:
 def escape_text(value: str) -> str:
     """Make a string storable in a ``text`` column (no NUL, no lone surrogate), reversibly."""
     return _escape_str(value)
+
+
+def stored_id(what: str, value: object) -> str:
+    """The stored (escaped) form of an id or a name, checked against its limit.
+
+    The one limit check of every path that reads or writes an id (savers,
+    handlers, the lease, the service, the CLI, fork and copy), so each refuses
+    the same value with the same error before any SQL.
+
+    Args:
+        what: A key of ``_config.LIMITS`` (``"thread id"``, ``"action id"``...).
+        value: The id as the caller gave it.
+
+    Raises:
+        ConfigurationError: It is longer than its limit.
+    """
+    text = escape_text(str(value))
+    check_length(what, text)
+    return text
 
 
 def unescape_text(value: str) -> str:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from langgraph_actionckpt.db.encoding import escape_text
+from langgraph_actionckpt.db.encoding import escape_text, stored_id
 from langgraph_actionckpt.db.fence import LeaseKeeper
 
 if TYPE_CHECKING:
@@ -94,31 +94,30 @@ def acquire(saver: ActionSaverLike, thread_id: str) -> bool:
         or leases are off.
 
     Raises:
+        ConfigurationError: The thread id is longer than its limit.
         ThreadBusyError: Another worker holds it (``"error"`` mode), or it
             stayed busy for ``saver.lease_timeout`` seconds (``"wait"`` mode).
     """
+    stored = stored_id("thread id", thread_id)
     remote = _remote(saver)
     if remote is not None:
         return bool(remote.acquire(str(thread_id)))
     k = keeper(saver, create=True)
     if k is None:
         return False
-    return k.acquire(
-        escape_text(str(thread_id)), mode=saver.lease_mode, timeout=float(saver.lease_timeout)
-    )
+    return k.acquire(stored, mode=saver.lease_mode, timeout=float(saver.lease_timeout))
 
 
 async def aacquire(saver: ActionSaverLike, thread_id: str) -> bool:
     """:func:`acquire` from async code (the keeper's I/O runs in a worker thread)."""
+    stored = stored_id("thread id", thread_id)
     remote = _remote(saver)
     if remote is not None:
         return bool(await remote.aacquire(str(thread_id)))
     k = keeper(saver, create=True)
     if k is None:
         return False
-    return await k.aacquire(
-        escape_text(str(thread_id)), mode=saver.lease_mode, timeout=float(saver.lease_timeout)
-    )
+    return await k.aacquire(stored, mode=saver.lease_mode, timeout=float(saver.lease_timeout))
 
 
 def release(saver: ActionSaverLike, thread_id: str) -> bool:

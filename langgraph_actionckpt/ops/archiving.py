@@ -24,13 +24,16 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import psycopg
 from psycopg import sql
 
 from langgraph_actionckpt.actions.reads import records_to_jsonl
-from langgraph_actionckpt.actions.records import COLUMNS
+from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.db.sqlid import regclass
 from langgraph_actionckpt.errors import ConfigurationError
+from langgraph_actionckpt.ops.reports import _Jsonable
 from langgraph_actionckpt.ops.retention import (
     ProgressCallback,
     PruneResult,
@@ -53,12 +56,30 @@ class ArchiveResult(PruneResult):
         dest: The archive directory or URL.
         files: JSONL files written (one per thread that has actions).
         archived_actions: Actions written to the files.
+        skipped: Threads neither written nor deleted, each ``{"thread_id":
+            <stored form>, "reason": ...}``: a thread goes whole or stays whole.
     """
 
     deleted_threads: int = 0
     dest: str = ""
     files: int = 0
     archived_actions: int = 0
+    skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(slots=True)
+class ImportResult(_Jsonable):
+    """What :func:`import_archive` did.
+
+    Attributes:
+        imported: Rows inserted.
+        files: Files imported (each in one transaction).
+        skipped: Files left out whole, each ``{"file": ..., "reason": ...}``.
+    """
+
+    imported: int = 0
+    files: int = 0
+    skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -180,12 +201,16 @@ def archive(
     for batch in _batches(cands, batch_size):
         ids = [c.thread_id for c in batch]
         records = run.driver.run(partial(plan_read_actions, run.q, ids))
-        result.threads += len(ids)
-        for thread_id, recs in records.items():
-            if not dry_run:
-                out.write(thread_file_name(thread_id), records_to_jsonl(recs))
+        failed = {t: _export(out, recs, dry_run) for t, recs in records.items()}
+        for thread_id, reason in failed.items():
+            if reason is not None:
+                result.skipped.append({"thread_id": thread_id, "reason": reason})
+                continue
             result.files += 1
-            result.archived_actions += len(recs)
+            result.archived_actions += len(records[thread_id])
+        batch = [c for c in batch if failed.get(c.thread_id) is None]
+        ids = [c.thread_id for c in batch]
+        result.threads += len(ids)
         if dry_run:
             result.thread_ids.extend(ids)
             run._tick(len(batch))
@@ -200,6 +225,17 @@ def archive(
         run.vacuum()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _export(out: _Dest, recs: Sequence[ActionRecord], dry_run: bool) -> str | None:
+    """Write one thread's file; the reason it could not be, or None."""
+    try:
+        text = records_to_jsonl(recs)
+        if not dry_run:
+            out.write(thread_file_name(recs[0].thread_id), text)
+    except (OSError, TypeError, ValueError) as exc:  # kept, not deleted: reported
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 # --------------------------------------------------------------------- import
@@ -276,17 +312,26 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
     for key in ("thread_id", "action_id", "action_type"):
         if not isinstance(data.get(key), str):
             raise ConfigurationError(f"{where}: missing or non-string {key!r}")
-    return {k: v for k, v in data.items() if k in COLUMNS}
+    # a file from before ids were exported in their stored form may hold NUL
+    # (JSON cannot hold a lone surrogate; a stored form holds no NUL)
+    return {
+        k: escape_text(v) if isinstance(v, str) and "\x00" in v else v
+        for k, v in data.items()
+        if k in COLUMNS
+    }
 
 
-def import_archive(target: Target, schema: str | None, path_or_url: str | os.PathLike[str]) -> int:
+def import_archive(
+    target: Target, schema: str | None, path_or_url: str | os.PathLike[str]
+) -> ImportResult:
     """Restore actions written by :func:`archive` (a file, a directory, or an fsspec URL).
 
     Rows keep their original ``step_index`` (``OVERRIDING SYSTEM VALUE``) and
     every other column, so export then import gives identical rows. Rows whose
     ``(thread_id, action_id)`` or ``(thread_id, step_index)`` already exist are
-    left alone, so importing twice is harmless. Each file is imported in one
-    transaction.
+    left alone, so importing twice is harmless. Each file (one thread) is
+    imported in one transaction, all or nothing: a file that cannot be read or
+    inserted is skipped whole, with the reason, and the others are imported.
 
     Args:
         target: Connection (autocommit), pool or saver.
@@ -294,30 +339,34 @@ def import_archive(target: Target, schema: str | None, path_or_url: str | os.Pat
         path_or_url: A ``.jsonl`` file, a directory of them, or an fsspec URL.
 
     Returns:
-        The number of rows inserted.
+        Rows inserted, files imported, and the files skipped with why.
 
     Raises:
-        ConfigurationError: A line is not a JSON action object.
+        ConfigurationError: The schema is not set up.
     """
     sch = schema_for(target, schema)
     driver = driver_for(target)
     src = _Dest(path_or_url)
     seq = driver.run(partial(_plan_sequence, sch))
-    total = 0
+    result = ImportResult()
     max_step: int | None = None
     for path in src.files():
-        rows = [
-            _parse_line(line, f"{path}:{i}")
-            for i, line in enumerate(src.read(path).splitlines(), 1)
-            if line.strip()
-        ]
-        if not rows:
+        try:
+            rows = [
+                _parse_line(line, f"{path}:{i}")
+                for i, line in enumerate(src.read(path).splitlines(), 1)
+                if line.strip()
+            ]
+            chunks = [rows[i : i + _IMPORT_CHUNK] for i in range(0, len(rows), _IMPORT_CHUNK)]
+            if chunks:
+                result.imported += driver.run(partial(_plan_import, sch, seq, chunks))
+        except (OSError, ValueError, psycopg.DataError, psycopg.IntegrityError) as exc:
+            result.skipped.append({"file": str(path), "reason": f"{type(exc).__name__}: {exc}"})
             continue
+        result.files += 1
         steps = [r["step_index"] for r in rows if isinstance(r.get("step_index"), int)]
         if steps:
             max_step = max(steps) if max_step is None else max(max_step, *steps)
-        chunks = [rows[i : i + _IMPORT_CHUNK] for i in range(0, len(rows), _IMPORT_CHUNK)]
-        total += driver.run(partial(_plan_import, sch, seq, chunks))
     if max_step is not None:
         driver.run(partial(_plan_bump_sequence, seq, max_step))
-    return total
+    return result

@@ -204,8 +204,16 @@ def new_progress(**options: Any) -> Progress:
 
 
 def emit_json(obj: Any) -> None:
-    """Print one JSON document on stdout."""
-    typer.echo(json.dumps(obj, default=str, ensure_ascii=False))
+    """Print one JSON document on stdout.
+
+    A lone surrogate (stored by the saver, not encodable as UTF-8) is written as
+    its JSON escape, which ``json.loads`` reads back as the same string.
+    """
+    text = json.dumps(obj, default=str, ensure_ascii=False)
+    typer.echo(_LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def guard(s: Settings, fn: Callable[[], T]) -> T:

@@ -144,9 +144,13 @@ def import_(
     """Restore archived actions (identical rows; existing ones are left alone)."""
     from langgraph_actionckpt.ops import archiving
 
-    n = read(s, lambda conn, sch: archiving.import_archive(conn, sch, path))
-    if not printed(s, lambda: {"imported": n, "path": path}):
-        OUT.print(f"imported {n} actions from {escape(path)}")
+    r = read(s, lambda conn, sch: archiving.import_archive(conn, sch, path))
+    if not printed(s, lambda: {**r.to_dict(), "path": path}):
+        OUT.print(f"imported {r.imported} actions from {escape(path)}")
+        for skip in r.skipped:
+            OUT.print(f"skipped {escape(repr(skip['file']))}: {escape(repr(skip['reason']))}")
+    if r.skipped:  # the others are in; exit 1 says some are not
+        raise typer.Exit(1)
 
 
 @command()

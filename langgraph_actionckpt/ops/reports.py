@@ -166,7 +166,7 @@ def _plan_runs(
     rows = yield Op(_q(schema, _RUNS_SQL), params, "all")
     return [
         RunSummary(
-            thread_id=r[0],
+            thread_id=_encoding.unescape_text(r[0]),
             status=r[1],
             actions=int(r[2]),
             by_type={k: int(v) for k, v in (r[3] or {}).items()},

@@ -277,9 +277,8 @@ def _plan_delete_chunk(
 def plan_read_actions(q: _Sql, ids: Sequence[str]) -> Plan[dict[str, list[ActionRecord]]]:
     rows = yield Op(q.read_actions(), {"ids": list(ids)}, "all")
     out: dict[str, list[ActionRecord]] = {}
-    for row in rows:
-        rec = row_from_db(row)
-        out.setdefault(rec.thread_id, []).append(rec)
+    for row in rows:  # keyed by the stored id, as the candidates and the deletes are
+        out.setdefault(row[0], []).append(row_from_db(row))
     return out
 
 

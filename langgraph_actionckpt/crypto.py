@@ -30,6 +30,7 @@ import binascii
 import os
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ __all__ = [
     "SEALED_PREFIX",
     "KeyRing",
     "SEALED_ACTION_COLUMNS",
+    "Sealed",
     "KeySource",
     "action_aad",
     "action_where",
@@ -52,6 +54,7 @@ __all__ = [
     "is_envelope",
     "key_from_env",
     "key_from_file",
+    "no_key_message",
     "parse_key",
     "plaintext_message",
 ]
@@ -342,6 +345,17 @@ def envelope(kid: str, token: bytes) -> dict[str, str]:
     return {TAG: ENVELOPE_KIND, "k": kid, "ct": base64.b64encode(token).decode()}
 
 
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """A sealed JSONB value kept as stored, unopened: what an archive copies without a key.
+
+    Attributes:
+        envelope: The stored envelope (see :func:`envelope`).
+    """
+
+    envelope: dict[str, Any]
+
+
 SEALED_ACTION_COLUMNS = ("input", "output", "error")
 """The columns of action rows that are sealed (the rest stays queryable)."""
 
@@ -369,4 +383,12 @@ def plaintext_message(where: str) -> str:
     return (
         f"{where}: stored in plain text, but encryption is on; run `actionckpt "
         "encrypt-existing` (with allow_plaintext=True on the savers while it runs)"
+    )
+
+
+def no_key_message(where: str) -> str:
+    """The error text of an encrypted value read without a key ring (whatever the method)."""
+    return (
+        f"{where}: the value is encrypted; pass encryption=KeyRing(...) "
+        "(on the command line: --key ID=env:NAME)"
     )

@@ -62,6 +62,10 @@ def plan_copy_thread(
 
     With encryption on (``codec.keyring``), the copied values are sealed again
     for the target thread (the thread is part of their associated data).
+
+    Raises:
+        DecryptionError: A copied value is sealed and ``codec`` has no key ring,
+            or plain while the key ring refuses plain text (nothing is copied).
     """
     params = {
         "source": escape_text(str(source_thread_id)),
@@ -70,7 +74,7 @@ def plan_copy_thread(
     yield BEGIN
     for stmt in queries.copy_thread:
         yield Op(stmt, params)
-    if codec is not None and codec.keyring is not None:
+    if codec is not None:
         yield from plan_reseal_copied(codec, params["source"], params["target"])
     yield COMMIT
 

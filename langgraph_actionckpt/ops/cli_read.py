@@ -28,6 +28,7 @@ from langgraph_actionckpt.ops.cli_common import (
     read,
     schema_of,
 )
+from langgraph_actionckpt.ops.cli_crypto import ReadKeyOpt, keyring_or_none
 
 
 def _step(step: int | None) -> str:
@@ -81,11 +82,13 @@ def runs(
 
 
 @command()
-def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) -> None:
+def show(
+    s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")], key: ReadKeyOpt = None
+) -> None:
     """Show a thread's action timeline (replayed vs executed, durations, tokens)."""
     from langgraph_actionckpt.ops import reports
 
-    tl = read(s, lambda conn, sch: reports.thread_timeline(conn, thread, sch))
+    tl = read(s, lambda conn, sch: reports.thread_timeline(conn, thread, sch, keyring_or_none(key)))
     if printed(s, tl.to_dict):
         return
     if not tl.actions:
@@ -259,6 +262,7 @@ def similar(
         bool,
         flag("--embed-pending/--no-embed-pending", "Embed new actions first"),
     ] = True,
+    key: ReadKeyOpt = None,
 ) -> None:
     """Find the actions most similar to TEXT (pgvector cosine distance)."""
     from langgraph_actionckpt.errors import VectorUnavailableError
@@ -275,7 +279,7 @@ def similar(
 
         model = load_embeddings(spec)
         with open_schema(s) as conn:
-            index = VectorIndex(conn, schema_of(s), model)
+            index = VectorIndex(conn, schema_of(s), model, encryption=keyring_or_none(key))
             index.ensure()
             n = index.embed_pending() if embed_pending else 0
             return n, index.similar_actions(text, k, action_type=action_type, status=status)

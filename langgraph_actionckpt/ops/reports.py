@@ -23,6 +23,7 @@ from psycopg import sql
 from langgraph_actionckpt.actions.reads import plan_list
 from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
+from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.migrations import migration_sql as _migration_sql
 from langgraph_actionckpt.db.migrations import plan_schema_version, plan_vector_state
@@ -310,17 +311,22 @@ class Timeline(_Jsonable):
     tokens: int
 
 
-def thread_timeline(target: Target, thread_id: str, schema: str | None = None) -> Timeline:
+def thread_timeline(
+    target: Target, thread_id: str, schema: str | None = None, keyring: KeyRing | None = None
+) -> Timeline:
     """A thread's actions in order, with durations, tokens and replay counts.
 
     Args:
         target: Connection, pool or saver.
         thread_id: The thread.
         schema: The schema.
+        keyring: Opens encrypted action rows (default: the saver's; without one
+            an encrypted row raises :class:`~langgraph_actionckpt.errors.DecryptionError`).
     """
     sch = schema_for(target, schema)
     driver = driver_for(target)
-    records = driver.run(lambda: plan_list(ActionQueries(sch), thread_id))
+    ring = keyring or getattr(target, "encryption", None)
+    records = driver.run(lambda: plan_list(ActionQueries(sch, ring), thread_id))
     rows = [TimelineRow.from_record(r) for r in records]
     status: str | None = None
     if rows:

@@ -278,7 +278,7 @@ def plan_read_actions(q: _Sql, ids: Sequence[str]) -> Plan[dict[str, list[Action
     rows = yield Op(q.read_actions(), {"ids": list(ids)}, "all")
     out: dict[str, list[ActionRecord]] = {}
     for row in rows:
-        rec = row_from_db(row)
+        rec = row_from_db(row, keep_sealed=True)  # archived as stored: the key stays out
         out.setdefault(rec.thread_id, []).append(rec)
     return out
 

@@ -336,3 +336,39 @@ async def test_async_fork_and_copy_without_a_key_write_nothing(
         got = await keyed.aget_tuple(_cfg("c3"))
         assert got is not None and len(await keyed.alist_actions("c3")) >= 3
     assert _rows_of(dsn, schema, "f3") == 0
+
+
+@pytest.mark.parametrize("world", ["sync", "async"])
+async def test_reuse_on_an_encrypted_saver_serves_the_value(
+    world: str, dsn: str, tmp_path: Path
+) -> None:
+    """A reused result is read with the saver's key ring: the value, never its envelope."""
+    from examples.fake_openai.models import ScriptedChatModel, read_calls
+    from langgraph_actionckpt.reuse import ExactReuse
+
+    from .test_reuse import llm_graph
+
+    calls = tmp_path / "calls.jsonl"
+    builder = llm_graph(ScriptedChatModel(calls_file=str(calls)), world)
+    schema = new_schema_name()
+    options: dict[str, Any] = {"schema": schema, "reuse": ExactReuse()}
+    options["encryption"] = KeyRing({"k1": K1})
+    outs = []
+    try:
+        if world == "async":
+            async with AsyncActionSaver.from_conn_string(dsn, **options) as a:
+                await a.setup()
+                graph = builder.compile(checkpointer=a)
+                for t in ("r1", "r2"):
+                    result = await graph.ainvoke({"q": "Hamlet?", "out": []}, _cfg(t))
+                    outs.append(result["out"][-1])
+        else:
+            with ActionSaver.from_conn_string(dsn, **options) as s:
+                s.setup()
+                graph = builder.compile(checkpointer=s)
+                for t in ("r1", "r2"):
+                    outs.append(graph.invoke({"q": "Hamlet?", "out": []}, _cfg(t))["out"][-1])
+    finally:
+        drop_schema(dsn, schema)
+    assert len(read_calls(str(calls))) == 1  # the second thread was served
+    assert outs[0] == outs[1] and "__ack__" not in outs[1]

@@ -225,6 +225,16 @@ def test_cli_reads_take_a_key(dsn: str, schema: str, keys: list[str], tmp_path: 
     res = runner.invoke(app, [*base, "timeline", "victim", "--html", str(page), *keys])
     assert res.exit_code == 0, res.output
     assert "genuine answer 1" in page.read_text(encoding="utf-8")
+    # runs and failed print the last action's error: sealed too
+    failure = ActionRecord("victim", "call-9", "tool_call", status="failed", error={"m": "boom"})
+    with _saver(dsn, schema, KeyRing({"k1": K1})) as s:
+        s.record_actions([failure])
+    for cmd in ("runs", "failed"):
+        res = runner.invoke(app, [*base, "--json", cmd])
+        assert res.exit_code == 1 and json.loads(res.stdout)["type"] == "DecryptionError"
+        res = runner.invoke(app, [*base, "--json", cmd, *keys])
+        assert res.exit_code == 0, res.output
+        assert next(iter(json.loads(res.stdout).values()))[0]["last_error"] == {"m": "boom"}
 
 
 def test_vector_index_without_a_key_refuses(pg18_dsn: str) -> None:

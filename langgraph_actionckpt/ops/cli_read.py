@@ -51,14 +51,21 @@ ActionLimitOpt = Annotated[int, typer.Option(help="At most this many actions")]
 
 @command()
 def runs(
-    s: Settings, status: RunStatusOpt = None, since: SinceOpt = None, limit: RunLimitOpt = 50
+    s: Settings,
+    status: RunStatusOpt = None,
+    since: SinceOpt = None,
+    limit: RunLimitOpt = 50,
+    key: ReadKeyOpt = None,
 ) -> None:
     """List threads with their status, last action, counts by type and age."""
     from langgraph_actionckpt.ops import reports
 
     since_at = parse_since(since) if since else None
     rows = read(
-        s, lambda c, sch: reports.list_runs(c, sch, status=status, since=since_at, limit=limit)
+        s,
+        lambda c, sch: reports.list_runs(
+            c, sch, status=status, since=since_at, limit=limit, keyring=keyring_or_none(key)
+        ),
     )
     filters = " matching the filters" if status or since else ""
     empty = None if rows else f"no runs{filters} in schema {schema_of(s)}"
@@ -122,11 +129,14 @@ def show(
 
 
 @command()
-def failed(s: Settings, limit: RunLimitOpt = 50) -> None:
+def failed(s: Settings, limit: RunLimitOpt = 50, key: ReadKeyOpt = None) -> None:
     """List runs whose last action failed, with the error."""
     from langgraph_actionckpt.ops import reports
 
-    rows = read(s, lambda conn, sch: reports.failed_runs(conn, sch, limit=limit))
+    rows = read(
+        s,
+        lambda conn, sch: reports.failed_runs(conn, sch, limit=limit, keyring=keyring_or_none(key)),
+    )
     empty = None if rows else f"no failed runs in schema {schema_of(s)}"
     if printed(s, lambda: {"failed": [r.to_dict() for r in rows]}, empty):
         return

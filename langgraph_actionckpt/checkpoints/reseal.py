@@ -323,21 +323,28 @@ def plan_stale_counts(codec: Codec) -> Plan[dict[str, int]]:
     return out
 
 
-_ANY_SEALED = (  # constants only; the schema is an identifier
-    "SELECT EXISTS (SELECT 1 FROM {s}.checkpoints WHERE type LIKE %(e)s) "  # noqa: S608
-    "OR EXISTS (SELECT 1 FROM {s}.blobs WHERE type LIKE %(e)s) "
-    "OR EXISTS (SELECT 1 FROM {s}.writes, unnest(types, blobs) AS x(t, b) "
-    "WHERE x.t LIKE %(e)s OR (x.t = 'ref' AND length(x.b) > %(vlen)s)) "
-    "OR EXISTS (SELECT 1 FROM {s}.actions WHERE "
-    + " OR ".join(f"{c} ->> '__ack__' = 'enc'" for c in SEALED_ACTION_COLUMNS)
-    + ")"
-)
+_SEALED_WHERE = {  # a row holding a sealed value
+    "checkpoints": "type LIKE %(e)s",
+    "blobs": "type LIKE %(e)s",
+    "writes": "EXISTS (SELECT 1 FROM unnest(types, blobs) AS x(t, b) "
+    "WHERE x.t LIKE %(e)s OR (x.t = 'ref' AND length(x.b) > %(vlen)s))",
+    "actions": " OR ".join(f"{c} ->> '__ack__' = 'enc'" for c in SEALED_ACTION_COLUMNS),
+}
 
 
-def plan_any_sealed(schema: str) -> Plan[bool]:
-    """Whether any value of the schema is sealed (encryption was ever on)."""
-    query = sql.SQL(_ANY_SEALED).format(s=sql.Identifier(schema))
-    row = yield Op(query, {"e": SEALED + "%", "vlen": VERSION_LEN}, "one")
+def _any_sealed(schema: str, thread: bool) -> sql.Composed:
+    where = "thread_id = %(thread)s AND " if thread else ""
+    text = " OR ".join(
+        f"EXISTS (SELECT 1 FROM {{s}}.{t} WHERE {where}({_SEALED_WHERE[t]}))"  # noqa: S608
+        for t in TABLES
+    )
+    return sql.SQL("SELECT " + text).format(s=sql.Identifier(schema))
+
+
+def plan_any_sealed(schema: str, thread_id: str | None = None) -> Plan[bool]:
+    """Whether any value of the schema (or of one thread, escaped id) is sealed."""
+    params = {"e": SEALED + "%", "vlen": VERSION_LEN, "thread": thread_id}
+    row = yield Op(_any_sealed(schema, thread_id is not None), params, "one")
     return bool(row[0])
 
 
@@ -357,6 +364,14 @@ def plan_reseal_copied(codec: Codec, source: str, target: str) -> Plan[int]:
             not allow plain text; the caller's transaction is rolled back.
     """
     ring = codec.keyring
+    if ring is None:
+        if (yield from plan_any_sealed(codec.schema, target)):
+            where = f"schema {codec.schema}, thread id {source!r}"
+            raise DecryptionError(
+                no_key_message(where) + "; a copy needs the key to seal it for its new thread",
+                where,
+            )
+        return 0
     changed = 0
     for table in TABLES:
         rows = yield Op(
@@ -367,9 +382,6 @@ def plan_reseal_copied(codec: Codec, source: str, target: str) -> Plan[int]:
         update = _update(codec.schema, table)
         n = len(_KEYS[table])
         for row in rows:
-            if ring is None:
-                _refuse_sealed(codec, table, row, source)
-                continue
             try:
                 new, has_plain = _new_values(codec, table, row, source, False)
             except DecryptionError:
@@ -386,23 +398,3 @@ def plan_reseal_copied(codec: Codec, source: str, target: str) -> Plan[int]:
             done = yield Op(update, p, "one")
             changed += done is not None
     return changed
-
-
-def _refuse_sealed(codec: Codec, table: str, row: Sequence[Any], source: str) -> None:
-    """Raise if a copied row holds a sealed value: without the key it cannot be moved."""
-    values = row[len(_KEYS[table]) :]
-    if table == "actions":
-        sealed = any(is_envelope(v) for v in values)
-    elif table == "writes":
-        sealed = any(
-            t.startswith(SEALED) or (t == WRITE_REF_TYPE and len(b) > VERSION_LEN)
-            for t, b in zip(values[0], values[1], strict=True)
-        )
-    else:
-        sealed = values[0].startswith(SEALED)
-    if sealed:
-        where = f"table {codec.schema}.{table}, thread id {source!r}"
-        raise DecryptionError(
-            no_key_message(where) + "; a copy needs the key to seal it for its new thread",
-            where,
-        )

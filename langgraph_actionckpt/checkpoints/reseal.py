@@ -12,9 +12,15 @@ A pending write stored as a *reference* to a list delta holds the delta's
 version and, sealed, a tag binding it to the write: the tag is made again and
 the delta row is sealed in place.
 
+A value stored in plain text is sealed only when the caller says its thread
+may be (``seal_plain``): once encryption is on, anyone who can write to the
+database can store plain text, and sealing it would make it read as genuine.
+Otherwise it is left as it is and reported (:attr:`Batch.plain`).
+
 :func:`plan_reseal_copied` re-seals the rows ``copy_thread`` just copied: they
 were sealed for the source thread, and the thread is part of each value's
-associated data.
+associated data; without a key ring it refuses a thread holding sealed
+values (the copy would be unreadable), and a plain value is copied as it is.
 """
 
 from __future__ import annotations
@@ -31,14 +37,12 @@ from langgraph_actionckpt.checkpoints.codec import Codec
 from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.crypto import (
     SEALED_ACTION_COLUMNS,
+    SEALED_PREFIX,
     action_aad,
     action_where,
     is_envelope,
     no_key_message,
     plaintext_message,
-)
-from langgraph_actionckpt.crypto import (
-    SEALED_PREFIX as SEALED,
 )
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.errors import DecryptionError
@@ -174,7 +178,7 @@ class _Row:
     def value(self, type_: str, data: bytes, channel: str | None = None) -> tuple[str, bytes]:
         """A bytes value sealed for its row; a plain one is sealed only if ``seal_plain``."""
         codec = self.codec
-        if not type_.startswith(SEALED):
+        if not type_.startswith(SEALED_PREFIX):
             self.plain = True
             if not self.seal_plain:
                 return type_, data
@@ -188,14 +192,15 @@ class _Row:
         codec = self.codec
         old = _places(codec, self.table, self.moved, channel)
         new = _places(codec, self.table, self.key, channel)
-        if len(data) <= VERSION_LEN:
+        if len(data) > VERSION_LEN:
+            version = codec.open_ref(data, old)
+        else:
             self.plain = True
             if not self.seal_plain:
                 return data
+            version = bytes(data).decode()
         self.sealed = True
-        if len(data) <= VERSION_LEN:
-            return codec.seal_ref(bytes(data[:VERSION_LEN]).decode(), new)
-        return codec.seal_ref(codec.open_ref(data, old), new)
+        return codec.seal_ref(version, new)
 
     def json(self, column: str, value: Any) -> str | None:
         """An action column's envelope for its row (a plain one: see :meth:`value`)."""
@@ -343,7 +348,7 @@ def _any_sealed(schema: str, thread: bool) -> sql.Composed:
 
 def plan_any_sealed(schema: str, thread_id: str | None = None) -> Plan[bool]:
     """Whether any value of the schema (or of one thread, escaped id) is sealed."""
-    params = {"e": SEALED + "%", "vlen": VERSION_LEN, "thread": thread_id}
+    params = {"e": SEALED_PREFIX + "%", "vlen": VERSION_LEN, "thread": thread_id}
     row = yield Op(_any_sealed(schema, thread_id is not None), params, "one")
     return bool(row[0])
 

@@ -147,7 +147,9 @@ class KeyRing:
         active: The key new values are sealed with (default: the only key).
         allow_plaintext: Also read values stored without encryption (while
             ``actionckpt encrypt-existing`` migrates a database); by default a
-            plain-text value is refused.
+            plain-text value is refused. Re-sealing never reads it as genuine:
+            ``rotate-key`` leaves plain text as it is unless its thread is named,
+            and copies and forks copy it as it is (or refuse it, strict).
 
     Raises:
         ConfigurationError: No keys, an unknown or missing ``active`` id, a bad
@@ -382,7 +384,9 @@ def plaintext_message(where: str) -> str:
     """The error text of a plain-text value read while encryption is on."""
     return (
         f"{where}: stored in plain text, but encryption is on; run `actionckpt "
-        "encrypt-existing` (with allow_plaintext=True on the savers while it runs)"
+        "encrypt-existing` (with allow_plaintext=True on the savers while it runs); "
+        "once anything is sealed it seals plain text only for threads you name "
+        "(--accept-plaintext THREAD), as anyone with database access may have written it"
     )
 
 

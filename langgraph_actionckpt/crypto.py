@@ -30,6 +30,7 @@ import binascii
 import os
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ __all__ = [
     "SEALED_PREFIX",
     "KeyRing",
     "SEALED_ACTION_COLUMNS",
+    "Sealed",
     "KeySource",
     "action_aad",
     "action_where",
@@ -52,6 +54,7 @@ __all__ = [
     "is_envelope",
     "key_from_env",
     "key_from_file",
+    "no_key_message",
     "parse_key",
     "plaintext_message",
 ]
@@ -144,7 +147,9 @@ class KeyRing:
         active: The key new values are sealed with (default: the only key).
         allow_plaintext: Also read values stored without encryption (while
             ``actionckpt encrypt-existing`` migrates a database); by default a
-            plain-text value is refused.
+            plain-text value is refused. Re-sealing never reads it as genuine:
+            ``rotate-key`` leaves plain text as it is unless its thread is named,
+            and copies and forks copy it as it is (or refuse it, strict).
 
     Raises:
         ConfigurationError: No keys, an unknown or missing ``active`` id, a bad
@@ -342,6 +347,17 @@ def envelope(kid: str, token: bytes) -> dict[str, str]:
     return {TAG: ENVELOPE_KIND, "k": kid, "ct": base64.b64encode(token).decode()}
 
 
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """A sealed JSONB value kept as stored, unopened: what an archive copies without a key.
+
+    Attributes:
+        envelope: The stored envelope (see :func:`envelope`).
+    """
+
+    envelope: dict[str, Any]
+
+
 SEALED_ACTION_COLUMNS = ("input", "output", "error")
 """The columns of action rows that are sealed (the rest stays queryable)."""
 
@@ -368,5 +384,15 @@ def plaintext_message(where: str) -> str:
     """The error text of a plain-text value read while encryption is on."""
     return (
         f"{where}: stored in plain text, but encryption is on; run `actionckpt "
-        "encrypt-existing` (with allow_plaintext=True on the savers while it runs)"
+        "encrypt-existing` (with allow_plaintext=True on the savers while it runs); "
+        "once anything is sealed it seals plain text only for threads you name "
+        "(--accept-plaintext THREAD), as anyone with database access may have written it"
+    )
+
+
+def no_key_message(where: str) -> str:
+    """The error text of an encrypted value read without a key ring (whatever the method)."""
+    return (
+        f"{where}: the value is encrypted; pass encryption=KeyRing(...) "
+        "(on the command line: --key ID=env:NAME)"
     )

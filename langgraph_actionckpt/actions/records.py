@@ -19,11 +19,18 @@ from psycopg import sql
 
 from langgraph_actionckpt.actions import batch_columns, batch_rows
 from langgraph_actionckpt.actions.batch_rows import seal_columns
-from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad, action_where
+from langgraph_actionckpt.crypto import (
+    SEALED_ACTION_COLUMNS,
+    Sealed,
+    action_aad,
+    action_where,
+    is_envelope,
+    no_key_message,
+)
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import Rendered
-from langgraph_actionckpt.errors import SerializationError
+from langgraph_actionckpt.errors import DecryptionError, SerializationError
 
 if TYPE_CHECKING:
     from langgraph_actionckpt.crypto import KeyRing
@@ -97,7 +104,7 @@ class ActionRecord:
         for name in COLUMNS:
             value = getattr(self, name)
             if name in _JSON_FIELDS:
-                value = _encoding.to_jsonable(value)
+                value = value.envelope if type(value) is Sealed else _encoding.to_jsonable(value)
             elif isinstance(value, dt.datetime):
                 value = value.isoformat()
             elif isinstance(value, str):  # NUL, lone surrogates: not JSON, not text
@@ -235,24 +242,29 @@ def _update_expr(column: str) -> sql.Composable:
     return sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=c)
 
 
-def row_from_db(row: Sequence[Any], q: ActionQueries | None = None) -> ActionRecord:
+def row_from_db(
+    row: Sequence[Any], q: ActionQueries | None = None, *, keep_sealed: bool = False
+) -> ActionRecord:
     """Build a record from a ``SELECT <COLUMNS>`` row.
 
     Args:
         row: The row.
         q: The statements of its schema: the schema, named by errors, and the
             key ring that opens sealed columns.
+        keep_sealed: Without a key ring, keep a sealed column as a
+            :class:`~langgraph_actionckpt.crypto.Sealed` (an archive) instead of refusing it.
 
     Raises:
         SerializationError: A stored JSON value cannot be decoded (or opened);
             the message names the row and column and says the data was refused
-            as untrusted.
+            as untrusted (:class:`DecryptionError` for a sealed one read without a key).
     """
     schema = q.schema if q is not None else None
     values = dict(zip(COLUMNS, row, strict=True))
-    if q is not None and q.keyring is not None:
-        open_columns(q.keyring, q.schema, values)
+    open_columns(q.keyring if q is not None else None, schema or "?", values, keep_sealed)
     for name, value in values.items():
+        if type(value) is Sealed:
+            continue
         if name in _JSON_FIELDS:
             try:
                 values[name] = _encoding.from_jsonable(value)
@@ -269,22 +281,33 @@ def row_from_db(row: Sequence[Any], q: ActionQueries | None = None) -> ActionRec
     return ActionRecord(**values)
 
 
-def open_columns(keyring: KeyRing, schema: str, values: dict[str, Any]) -> None:
+def open_columns(
+    keyring: KeyRing | None, schema: str, values: dict[str, Any], keep_sealed: bool = False
+) -> None:
     """Decrypt the sealed JSON columns of one action row in place (stored, escaped ids).
 
+    Without a key ring a sealed column is refused (or, ``keep_sealed``, kept as
+    a :class:`~langgraph_actionckpt.crypto.Sealed`), never returned as a value.
+
     Raises:
-        DecryptionError: A column does not open here, or is plain text while
-            the key ring does not allow it.
+        DecryptionError: A column does not open here, is plain text while the
+            key ring does not allow it, or is sealed and there is no key ring.
     """
     import orjson
 
     for column in SEALED_ACTION_COLUMNS:
         value = values[column]
-        if value is None:
+        if value is None or (keyring is None and not is_envelope(value)):
             continue
         thread_id, action_id = values["thread_id"], values["action_id"]
+        where = action_where(schema, thread_id, action_id, column)
+        if keyring is None:
+            if not keep_sealed:
+                raise DecryptionError(no_key_message(where), where)
+            values[column] = Sealed(value)
+            continue
         aad = action_aad(schema, thread_id, action_id, column)
-        text = keyring.open_json(value, aad, action_where(schema, thread_id, action_id, column))
+        text = keyring.open_json(value, aad, where)
         if text is not None:
             values[column] = orjson.loads(text)
 

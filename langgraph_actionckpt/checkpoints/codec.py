@@ -37,7 +37,7 @@ from langgraph_actionckpt.checkpoints.serde import (
     has_surrogates,
 )
 from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
-from langgraph_actionckpt.crypto import plaintext_message
+from langgraph_actionckpt.crypto import no_key_message, plaintext_message
 from langgraph_actionckpt.db.encoding import dumps, stored_id
 from langgraph_actionckpt.errors import DecryptionError, SerializationError
 
@@ -185,9 +185,7 @@ class Codec:
         ring = self.keyring
         where = _where(place)
         if ring is None or place is None:
-            raise DecryptionError(
-                f"{where}: the value is encrypted; pass encryption=KeyRing(...)", where
-            )
+            raise DecryptionError(no_key_message(where), where)
         inner = type_[len(SEALED) :]
         return inner, ring.open(data, _aad(place, inner), where)
 

@@ -220,7 +220,8 @@ def plan_fork(
     """Create ``new_thread_id`` as ``thread_id`` forked at ``action_id`` with ``output``.
 
     With encryption on (``codec.keyring``) the copied values are sealed again
-    for the new thread, and the edited output is sealed for its new row.
+    for the new thread, and the edited output is sealed for its new row; a
+    plain value is copied as it is, never sealed (see ``plan_reseal_copied``).
 
     Returns:
         The new thread id.
@@ -230,6 +231,8 @@ def plan_fork(
             :func:`check_forkable`), its checkpoint is gone (pruned), the new
             thread already holds rows, or the output does not fit the action
             (see :func:`edited_output`). Nothing is written then.
+        DecryptionError: The thread is encrypted and ``codec`` has no key ring
+            (or the key ring refuses a plain value): nothing is written.
     """
     stored_id("thread id", thread_id)
     stored_id("thread id", new_thread_id)
@@ -270,13 +273,15 @@ def plan_fork(
         yield Op(stmt, params)
     yield Op(queries.gc_blobs, {"thread_ids": [params["target"]]})
     yield Op(fq.copy_actions, params)
-    ring = codec.keyring if codec is not None else None
-    if codec is not None and ring is not None:
+    if codec is not None:
         source, target = escape_text(str(thread_id)), escape_text(str(new_thread_id))
         # before the edit: the re-seal opens each copied value at the source's place
+        # (without a key ring it refuses a sealed one: the fork would be unreadable)
         yield from plan_reseal_copied(codec, source, target)
-        aad = action_aad(codec.schema, target, escape_text(action_id), "output")
-        params["output"] = ring.seal_json(json_text(edited), aad)
+        ring = codec.keyring
+        if ring is not None:
+            aad = action_aad(codec.schema, target, escape_text(action_id), "output")
+            params["output"] = ring.seal_json(json_text(edited), aad)
     yield Op(fq.edit, params)
     yield COMMIT
     return str(new_thread_id)

@@ -65,6 +65,8 @@ def plan_copy_thread(
 
     Raises:
         ConfigurationError: A thread id longer than its limit (before any SQL).
+        DecryptionError: A copied value is sealed and ``codec`` has no key ring,
+            or plain while the key ring refuses plain text (nothing is copied).
     """
     params = {
         "source": stored_id("thread id", source_thread_id),
@@ -73,7 +75,7 @@ def plan_copy_thread(
     yield BEGIN
     for stmt in queries.copy_thread:
         yield Op(stmt, params)
-    if codec is not None and codec.keyring is not None:
+    if codec is not None:
         yield from plan_reseal_copied(codec, params["source"], params["target"])
     yield COMMIT
 

@@ -17,6 +17,7 @@ from langgraph_actionckpt.ops.cli_common import (
     open_schema,
     schema_of,
 )
+from langgraph_actionckpt.ops.cli_crypto import ActiveOpt, ReadKeyOpt, keyring_from
 
 
 @command()
@@ -38,6 +39,8 @@ def fork(
     new_thread: Annotated[
         str | None, typer.Option("--new-thread", help="The new thread's id [default: a UUID]")
     ] = None,
+    key: ReadKeyOpt = None,
+    active: ActiveOpt = None,
 ) -> None:
     """Fork THREAD at ACTION_ID as if it had returned --output; print the new thread id.
 
@@ -46,9 +49,14 @@ def fork(
     the task's earlier actions are served from the log, this one answers the
     new output (an LLM completion's text, a tool's result; --output-json for
     structured results), and the rest runs live. THREAD is only read.
+
+    An encrypted thread needs --key (as for rotate-key): the fork's values are
+    sealed again for the new thread; without the key nothing is written.
     """
     from langgraph_actionckpt.actions.records import ActionQueries
+    from langgraph_actionckpt.checkpoints.codec import Codec
     from langgraph_actionckpt.checkpoints.fork import new_fork_id, plan_fork
+    from langgraph_actionckpt.checkpoints.setup import default_serde
     from langgraph_actionckpt.checkpoints.sql import Queries
     from langgraph_actionckpt.db.driver import SyncDriver
 
@@ -68,10 +76,12 @@ def fork(
     target = new_thread or new_fork_id()
 
     def body() -> str:
+        ring = keyring_from(key, active or key[0].partition("=")[0]) if key else None
+        codec = Codec(default_serde(), schema=schema_of(s), keyring=ring)
         with open_schema(s) as conn:
-            queries, actions = Queries(schema_of(s)), ActionQueries(schema_of(s))
+            queries, actions = Queries(schema_of(s)), ActionQueries(schema_of(s), ring)
             return SyncDriver(conn).run(
-                lambda: plan_fork(queries, actions, thread, action_id, value, target)
+                lambda: plan_fork(queries, actions, thread, action_id, value, target, codec)
             )
 
     new_id = guard(s, body)

@@ -28,6 +28,7 @@ from langgraph_actionckpt.ops.cli_common import (
     read,
     schema_of,
 )
+from langgraph_actionckpt.ops.cli_crypto import ReadKeyOpt, keyring_or_none
 
 
 def _step(step: int | None) -> str:
@@ -50,14 +51,21 @@ ActionLimitOpt = Annotated[int, typer.Option(help="At most this many actions")]
 
 @command()
 def runs(
-    s: Settings, status: RunStatusOpt = None, since: SinceOpt = None, limit: RunLimitOpt = 50
+    s: Settings,
+    status: RunStatusOpt = None,
+    since: SinceOpt = None,
+    limit: RunLimitOpt = 50,
+    key: ReadKeyOpt = None,
 ) -> None:
     """List threads with their status, last action, counts by type and age."""
     from langgraph_actionckpt.ops import reports
 
     since_at = parse_since(since) if since else None
     rows = read(
-        s, lambda c, sch: reports.list_runs(c, sch, status=status, since=since_at, limit=limit)
+        s,
+        lambda c, sch: reports.list_runs(
+            c, sch, status=status, since=since_at, limit=limit, keyring=keyring_or_none(key)
+        ),
     )
     filters = " matching the filters" if status or since else ""
     empty = None if rows else f"no runs{filters} in schema {schema_of(s)}"
@@ -81,11 +89,13 @@ def runs(
 
 
 @command()
-def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) -> None:
+def show(
+    s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")], key: ReadKeyOpt = None
+) -> None:
     """Show a thread's action timeline (replayed vs executed, durations, tokens)."""
     from langgraph_actionckpt.ops import reports
 
-    tl = read(s, lambda conn, sch: reports.thread_timeline(conn, thread, sch))
+    tl = read(s, lambda conn, sch: reports.thread_timeline(conn, thread, sch, keyring_or_none(key)))
     if printed(s, tl.to_dict):
         return
     if not tl.actions:
@@ -119,11 +129,14 @@ def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) 
 
 
 @command()
-def failed(s: Settings, limit: RunLimitOpt = 50) -> None:
+def failed(s: Settings, limit: RunLimitOpt = 50, key: ReadKeyOpt = None) -> None:
     """List runs whose last action failed, with the error."""
     from langgraph_actionckpt.ops import reports
 
-    rows = read(s, lambda conn, sch: reports.failed_runs(conn, sch, limit=limit))
+    rows = read(
+        s,
+        lambda conn, sch: reports.failed_runs(conn, sch, limit=limit, keyring=keyring_or_none(key)),
+    )
     empty = None if rows else f"no failed runs in schema {schema_of(s)}"
     if printed(s, lambda: {"failed": [r.to_dict() for r in rows]}, empty):
         return
@@ -259,6 +272,7 @@ def similar(
         bool,
         flag("--embed-pending/--no-embed-pending", "Embed new actions first"),
     ] = True,
+    key: ReadKeyOpt = None,
 ) -> None:
     """Find the actions most similar to TEXT (pgvector cosine distance)."""
     from langgraph_actionckpt.errors import VectorUnavailableError
@@ -275,7 +289,7 @@ def similar(
 
         model = load_embeddings(spec)
         with open_schema(s) as conn:
-            index = VectorIndex(conn, schema_of(s), model)
+            index = VectorIndex(conn, schema_of(s), model, encryption=keyring_or_none(key))
             index.ensure()
             n = index.embed_pending() if embed_pending else 0
             return n, index.similar_actions(text, k, action_type=action_type, status=status)

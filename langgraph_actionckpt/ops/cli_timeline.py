@@ -20,6 +20,7 @@ from langgraph_actionckpt.ops.cli_common import (
     open_schema,
     schema_of,
 )
+from langgraph_actionckpt.ops.cli_crypto import ReadKeyOpt, keyring_or_none
 
 
 @command(json_option=False)
@@ -32,6 +33,7 @@ def timeline(
         flag("--serve/--no-serve", "Show it on http://127.0.0.1"),
     ] = False,
     port: Annotated[int, typer.Option(help="Port for --serve (0: any free one)")] = 0,
+    key: ReadKeyOpt = None,
 ) -> None:
     """Draw THREAD's actions (lanes per agent and node, crash and resume markers, cost)."""
     from langgraph_actionckpt.actions.reads import plan_list
@@ -42,7 +44,7 @@ def timeline(
 
     def body() -> str:
         with open_schema(s) as conn:
-            q = ActionQueries(schema_of(s))
+            q = ActionQueries(schema_of(s), keyring_or_none(key))
             rows = SyncDriver(conn).run(lambda: plan_list(q, thread))
         if not rows:
             ERR.print(f"no actions for thread {thread!r} in schema {schema_of(s)}")

@@ -23,6 +23,7 @@ from psycopg import sql
 from langgraph_actionckpt.actions.reads import plan_list
 from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
+from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.migrations import migration_sql as _migration_sql
 from langgraph_actionckpt.db.migrations import plan_schema_version, plan_vector_state
@@ -127,18 +128,18 @@ WITH a AS (
     FROM a LEFT JOIN ty USING (thread_id) FULL JOIN c USING (thread_id)
 ), r AS (
     SELECT t.*, l.action_type AS l_type, l.name AS l_name, l.status AS l_status,
-           l.error AS l_error,
+           l.error AS l_error, l.action_id AS l_action,
            CASE WHEN t.inflight > 0 THEN 'running'
                 WHEN l.status = 'failed' THEN 'failed'
                 ELSE 'completed' END AS run_status
     FROM t LEFT JOIN LATERAL (
-        SELECT action_type, name, status, error FROM {s}.actions x
+        SELECT action_type, name, status, error, action_id FROM {s}.actions x
         WHERE x.thread_id = t.thread_id ORDER BY step_index DESC LIMIT 1
     ) l ON true
 )
 SELECT thread_id, run_status, n_actions, by_type, l_type, l_name, l_status, l_error,
        inflight, n_checkpoints, first_at, last_at,
-       EXTRACT(EPOCH FROM (now() - last_at))::float8
+       EXTRACT(EPOCH FROM (now() - last_at))::float8, l_action
 FROM r
 WHERE (%(statuses)s::text[] IS NULL OR run_status = ANY(%(statuses)s::text[]))
   AND (%(since)s::timestamptz IS NULL OR last_at >= %(since)s::timestamptz)
@@ -154,8 +155,16 @@ def _plan_runs(
     since: dt.datetime | None,
     limit: int | None,
     thread_id: str | None = None,
+    keyring: KeyRing | None = None,
 ) -> Plan[list[RunSummary]]:
+    from langgraph_actionckpt.actions.records import open_columns
     from langgraph_actionckpt.db import encoding as _encoding
+
+    def last_error(r: Any) -> Any:  # opened with the key ring; sealed without one: refused
+        values = {"thread_id": r[0], "action_id": r[13], "input": None, "output": None}
+        values["error"] = r[7]
+        open_columns(keyring, schema, values)
+        return _encoding.from_jsonable(values["error"])
 
     params = {
         "statuses": list(statuses) if statuses else None,
@@ -173,7 +182,7 @@ def _plan_runs(
             last_action_type=r[4],
             last_action_name=r[5],
             last_action_status=r[6],
-            last_error=_encoding.from_jsonable(r[7]),
+            last_error=last_error(r),
             inflight=int(r[8]),
             checkpoints=int(r[9]),
             first_at=r[10],
@@ -191,6 +200,7 @@ def list_runs(
     status: str | Sequence[str] | None = None,
     since: dt.datetime | dt.timedelta | None = None,
     limit: int | None = 50,
+    keyring: KeyRing | None = None,
 ) -> list[RunSummary]:
     """Threads with their derived status, newest activity first.
 
@@ -201,9 +211,11 @@ def list_runs(
         since: Only runs with activity at or after this time (a timedelta
             means "this long ago").
         limit: At most this many runs (``None``: all).
+        keyring: Opens an encrypted last error (default: the saver's).
 
     Raises:
         ConfigurationError: An unknown status was asked for.
+        DecryptionError: A last error is encrypted and there is no key ring.
     """
     sch = schema_for(target, schema)
     statuses = [status] if isinstance(status, str) else list(status) if status else None
@@ -212,18 +224,23 @@ def list_runs(
             raise ConfigurationError(f"unknown run status {s!r}; use one of {RUN_STATUSES}")
     if isinstance(since, dt.timedelta):
         since = dt.datetime.now(dt.UTC) - since
-    return driver_for(target).run(lambda: _plan_runs(sch, statuses, since, limit))
+    ring = keyring or getattr(target, "encryption", None)
+    return driver_for(target).run(lambda: _plan_runs(sch, statuses, since, limit, None, ring))
 
 
 def failed_runs(
-    target: Target, schema: str | None = None, *, limit: int | None = 50
+    target: Target,
+    schema: str | None = None,
+    *,
+    limit: int | None = 50,
+    keyring: KeyRing | None = None,
 ) -> list[RunSummary]:
     """Runs whose last action failed (with that action's error), newest first.
 
     Runs with an action still in flight are reported by :func:`inflight_actions`
     instead, since their outcome is not known yet.
     """
-    return list_runs(target, schema, status="failed", limit=limit)
+    return list_runs(target, schema, status="failed", limit=limit, keyring=keyring)
 
 
 # ------------------------------------------------------------------- timeline
@@ -310,17 +327,22 @@ class Timeline(_Jsonable):
     tokens: int
 
 
-def thread_timeline(target: Target, thread_id: str, schema: str | None = None) -> Timeline:
+def thread_timeline(
+    target: Target, thread_id: str, schema: str | None = None, keyring: KeyRing | None = None
+) -> Timeline:
     """A thread's actions in order, with durations, tokens and replay counts.
 
     Args:
         target: Connection, pool or saver.
         thread_id: The thread.
         schema: The schema.
+        keyring: Opens encrypted action rows (default: the saver's; without one
+            an encrypted row raises :class:`~langgraph_actionckpt.errors.DecryptionError`).
     """
     sch = schema_for(target, schema)
     driver = driver_for(target)
-    records = driver.run(lambda: plan_list(ActionQueries(sch), thread_id))
+    ring = keyring or getattr(target, "encryption", None)
+    records = driver.run(lambda: plan_list(ActionQueries(sch, ring), thread_id))
     rows = [TimelineRow.from_record(r) for r in records]
     status: str | None = None
     if rows:

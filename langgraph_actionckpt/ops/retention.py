@@ -278,7 +278,8 @@ def plan_read_actions(q: _Sql, ids: Sequence[str]) -> Plan[dict[str, list[Action
     rows = yield Op(q.read_actions(), {"ids": list(ids)}, "all")
     out: dict[str, list[ActionRecord]] = {}
     for row in rows:  # keyed by the stored id, as the candidates and the deletes are
-        out.setdefault(row[0], []).append(row_from_db(row))
+        # archived as stored: the key stays out
+        out.setdefault(row[0], []).append(row_from_db(row, keep_sealed=True))
     return out
 
 

@@ -182,7 +182,7 @@ def plan_similar(
         yield Op("SET LOCAL hnsw.iterative_scan = strict_order")
     rows = yield Op(query, params, "all")
     yield COMMIT
-    aq = ActionQueries(schema, keyring) if keyring is not None else None
+    aq = ActionQueries(schema, keyring)
     return [(row_from_db(r[:-1], aq), float(r[-1])) for r in rows]
 
 
@@ -388,9 +388,7 @@ class VectorIndex:
         )
 
     def _opened(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
-        """A pending row with its input, output and error decrypted (when encrypted)."""
-        if self.encryption is None:
-            return row
+        """A pending row with its input, output and error decrypted (refused if sealed, no key)."""
         values = dict(
             zip(
                 ("thread_id", "input", "output", "error", "action_id"),

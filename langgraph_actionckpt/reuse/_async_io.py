@@ -39,8 +39,9 @@ async def lookup(
     """Another thread's result for ``ticket`` as a new row of ``live``'s action, or None."""
     saver = scope.saver
     t0 = time.perf_counter()
+    keyring = getattr(saver, "encryption", None)  # a reused row is read with the saver's keys
     found = await arun_plan(
-        saver, partial(plan_exact, saver.schema, policy.scope, ticket.request_hash)
+        saver, partial(plan_exact, saver.schema, policy.scope, ticket.request_hash, keyring)
     )
     hit = None
     refused: list[dict[str, Any]] = []
@@ -59,6 +60,7 @@ async def lookup(
                 vector_text(ticket.embedding),
                 policy.k,
                 iterative,
+                keyring,
             ),
         )
         chosen, refused = policy.choose(ticket, candidates)

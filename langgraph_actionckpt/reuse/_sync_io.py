@@ -41,7 +41,10 @@ def lookup(
     """Another thread's result for ``ticket`` as a new row of ``live``'s action, or None."""
     saver = scope.saver
     t0 = time.perf_counter()
-    found = run_plan(saver, partial(plan_exact, saver.schema, policy.scope, ticket.request_hash))
+    keyring = getattr(saver, "encryption", None)  # a reused row is read with the saver's keys
+    found = run_plan(
+        saver, partial(plan_exact, saver.schema, policy.scope, ticket.request_hash, keyring)
+    )
     hit = None
     refused: list[dict[str, Any]] = []
     if found is not None:
@@ -59,6 +62,7 @@ def lookup(
                 vector_text(ticket.embedding),
                 policy.k,
                 iterative,
+                keyring,
             ),
         )
         chosen, refused = policy.choose(ticket, candidates)

@@ -8,14 +8,17 @@ reusable action, joined to the action row that holds the result. The optional
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord, row_from_db
+from langgraph_actionckpt.actions.records import COLUMNS, ActionQueries, ActionRecord, row_from_db
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import q
+
+if TYPE_CHECKING:
+    from langgraph_actionckpt.crypto import KeyRing
 
 __all__ = ["plan_exact", "plan_nearest", "plan_reuse_stats", "plan_store"]
 
@@ -54,14 +57,25 @@ _STATS = (
 )
 
 
-def plan_exact(schema: str, scope: str, request_hash: str) -> Plan[ActionRecord | None]:
-    """The latest completed result in ``scope`` of exactly this request, or None."""
+def plan_exact(
+    schema: str, scope: str, request_hash: str, keyring: KeyRing | None = None
+) -> Plan[ActionRecord | None]:
+    """The latest completed result in ``scope`` of exactly this request, or None.
+
+    ``keyring`` opens an encrypted row (the saver's); without one a sealed row is refused.
+    """
     rows = yield Op(q(schema, _EXACT, cols=_COLS), (scope, request_hash), "all")
-    return row_from_db(rows[0]) if rows else None
+    return row_from_db(rows[0], ActionQueries(schema, keyring)) if rows else None
 
 
 def plan_nearest(
-    schema: str, scope: str, key_hash: str, qvec: str, k: int, iterative_scan: bool
+    schema: str,
+    scope: str,
+    key_hash: str,
+    qvec: str,
+    k: int,
+    iterative_scan: bool,
+    keyring: KeyRing | None = None,
 ) -> Plan[list[tuple[ActionRecord, str, float]]]:
     """The ``k`` entries nearest to ``qvec`` with this key: ``(record, text, similarity)``."""
     yield BEGIN
@@ -73,8 +87,8 @@ def plan_nearest(
         "all",
     )
     yield COMMIT
-    n = len(COLUMNS)
-    return [(row_from_db(r[:n]), _encoding.unescape_text(r[n]), float(r[n + 1])) for r in rows]
+    n, aq = len(COLUMNS), ActionQueries(schema, keyring)
+    return [(row_from_db(r[:n], aq), _encoding.unescape_text(r[n]), float(r[n + 1])) for r in rows]
 
 
 def plan_store(

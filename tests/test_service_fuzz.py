@@ -82,6 +82,7 @@ class Caller:
 
     def __init__(self, service: Service) -> None:
         token, _, _ = service.tenant()
+        self.channel_target = service.target
         self.channel = grpc.insecure_channel(
             service.target, options=[("grpc.max_send_message_length", -1)]
         )
@@ -363,6 +364,13 @@ def test_malformed_bytes_are_invalid_argument_without_a_log_line(
         code, details = call(method, b"\xff\xff\xff\xff")
         assert code == grpc.StatusCode.INVALID_ARGUMENT, (method, code, details)
         assert "malformed" in details
+    # a caller without a token learns nothing of the request
+    stranger = grpc.insecure_channel(call.channel_target)
+    with stranger:
+        path = f"/{SERVICE.full_name}/GetTuple"
+        with pytest.raises(grpc.RpcError) as err:
+            stranger.unary_unary(path)(b"\xff\xff", metadata=[(PROTOCOL_HEADER, "1")], timeout=30)
+    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert [r.getMessage() for r in server_log if r.levelno >= logging.WARNING] == []
 
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import math
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
+from langgraph_actionckpt._config import check_length
 from langgraph_actionckpt.actions.records import COLUMNS, STATUSES
+from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.errors import ConfigurationError
 
-__all__ = ["check_limit", "check_record_dict", "parse_time"]
+__all__ = ["check_filter", "check_limit", "check_record_dict", "check_threads", "parse_time"]
 
 _INT32 = frozenset(
     {
@@ -139,3 +142,25 @@ def check_limit(limit: int, what: str = "limit") -> int:
     if limit < 0:
         raise ConfigurationError(f"{what} must not be negative, got {limit}")
     return limit
+
+
+def check_threads(thread_ids: Iterable[str]) -> None:
+    """Refuse a thread id over its limit (``LIMITS``; NUL and lone surrogates count escaped).
+
+    Raises:
+        ConfigurationError: One is too long (every path that names a thread, a
+            copy's target and a lease's included).
+    """
+    for thread_id in thread_ids:
+        check_length("thread id", escape_text(thread_id))
+
+
+def check_filter(values: Iterable[str], what: str) -> None:
+    """Refuse a filter value holding NUL (a ``text`` parameter cannot carry it).
+
+    Raises:
+        ConfigurationError: One does (the message names ``what``).
+    """
+    for value in values:
+        if "\x00" in value:
+            raise ConfigurationError(f"{what} cannot contain NUL")

@@ -33,6 +33,7 @@ __all__ = [
     "NotFound",
     "Refused",
     "generic_handler",
+    "ours",
     "safe_deserializer",
     "status",
 ]
@@ -142,8 +143,17 @@ def short(text: str, limit: int = MAX_MESSAGE) -> str:
     return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text)} chars)"
 
 
+def ours(exc: BaseException) -> bool:
+    """Whether ``exc`` is a refusal this package made on purpose (else: log it, rate-limited).
+
+    Any other exception, even one mapped to ``INVALID_ARGUMENT`` (a value the
+    database refused), is a check the service lacks, or a bug.
+    """
+    return isinstance(exc, (ActionCkptError, Refused, NotFound))
+
+
 def status(exc: BaseException) -> tuple[grpc.StatusCode, str]:
-    """The status code and message of a call that raised ``exc`` (INTERNAL: log it)."""
+    """The status code and a short message of ours for a call that raised ``exc``."""
     if isinstance(exc, Refused):
         return exc.code, short(str(exc))
     if isinstance(exc, LeaseLostError):
@@ -159,6 +169,9 @@ def status(exc: BaseException) -> tuple[grpc.StatusCode, str]:
         )
     if isinstance(exc, RecursionError):
         return grpc.StatusCode.INVALID_ARGUMENT, "a value of the request is nested too deeply"
+    if isinstance(exc, (ValueError, TypeError)):  # raised below us on a value we did not check
+        name = type(exc).__name__
+        return grpc.StatusCode.INVALID_ARGUMENT, f"a value of the request is invalid ({name})"
     if isinstance(exc, (psycopg.OperationalError, ConnectionError, asyncio.TimeoutError)):
         return grpc.StatusCode.UNAVAILABLE, "the database is unavailable"
     return grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__})"

@@ -25,9 +25,14 @@ from langgraph_actionckpt.aio import AsyncActionSaver
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
-from langgraph_actionckpt.service.checks import check_limit, parse_time
+from langgraph_actionckpt.service.checks import (
+    check_filter,
+    check_limit,
+    check_threads,
+    parse_time,
+)
 from langgraph_actionckpt.service.cold import ColdTier
-from langgraph_actionckpt.service.guard import LogLimiter, NotFound, Refused, status
+from langgraph_actionckpt.service.guard import LogLimiter, NotFound, Refused, ours, status
 from langgraph_actionckpt.service.leases import LeaseTable
 from langgraph_actionckpt.service.tenants import Tenant, Tenants
 from langgraph_actionckpt.service.wire import (
@@ -107,6 +112,7 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
     ) -> T:
         try:
             tenant = self._tenant(context, write)
+            check_threads(threads)  # before the cold tier or the saver look for them
             saver = await self.savers(tenant.schema)
             if self.cold is not None:
                 for thread in dict.fromkeys(t for t in threads if t):
@@ -125,8 +131,8 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
 
     async def _abort(self, context: Context, exc: Exception) -> None:
         code, message = status(exc)
-        if code == grpc.StatusCode.INTERNAL:
-            self.log.exception(exc, "internal error in a service call")
+        if not ours(exc):
+            self.log.exception(exc, f"{code.name} in a service call")
         await context.abort(code, message)
 
     def _fence(self, tenant: Tenant, thread_id: str, msg: pb.Fence, has: bool) -> None:
@@ -330,6 +336,8 @@ class _ActionCalls(_Calls):
     async def ListActions(self, request: pb.ListActionsRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             r = request
+            for what in ("action_types", "statuses", "node", "run_id", "task_id"):
+                check_filter(_strings(r, what), what)
             since: Any = None
             if r.HasField("since_step"):
                 since = r.since_step
@@ -360,6 +368,7 @@ class _ActionCalls(_Calls):
 
     async def LastAction(self, request: pb.LastActionRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            check_filter(request.statuses, "statuses")
             rec = await saver.alast_action(request.thread_id, status=list(request.statuses) or None)
             return pb.ActionResponse(record=record_to_json(rec)) if rec else pb.ActionResponse()
 
@@ -391,6 +400,7 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
     async def ArchiveThread(self, request: pb.ArchiveThreadRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _required(request.thread_id, "thread_id")
+            check_threads((thread,))
             if self.cold is None:
                 raise Refused(
                     grpc.StatusCode.FAILED_PRECONDITION,
@@ -406,6 +416,7 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
     async def AcquireLease(self, request: pb.AcquireLeaseRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _required(request.thread_id, "thread_id")
+            check_threads((thread,))
             holder = _required(request.holder, "holder")
             ttl = _ttl(request.ttl_seconds)
             token = self.leases.acquire(tenant.schema, thread, holder, ttl)
@@ -457,6 +468,14 @@ def _distinct_batches(records: list[ActionRecord]) -> list[list[ActionRecord]]:
         seen.add(key)
         batches[-1].append(record)
     return batches
+
+
+def _strings(msg: Any, name: str) -> list[str]:
+    """A string field's values: a repeated one's, a set one's, or none."""
+    value = getattr(msg, name)
+    if isinstance(value, str):
+        return [value] if msg.HasField(name) else []
+    return list(value)
 
 
 def _thread(config: pb.Config) -> pb.Config:

@@ -263,8 +263,8 @@ class Wire:
         if not isinstance(fields.get("id"), str) or not fields["id"]:
             raise ConfigurationError("a checkpoint needs an id")
         _check_checkpoint_id(fields["id"])
-        if not isinstance(fields.get("channel_versions", {}), Mapping):
-            raise ConfigurationError("checkpoint channel_versions must be a mapping")
+        if not isinstance(fields.get("channel_versions"), Mapping):
+            raise ConfigurationError("a checkpoint needs channel_versions (a mapping)")
         values: dict[str, Any] = {}
         for channel, item in msg.channel_values.items():
             if raw_values:

@@ -21,6 +21,7 @@ from psycopg import sql
 from langgraph_actionckpt.aio import AsyncActionSaver
 from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.db.plan import BEGIN, COMMIT, Op, Plan
+from langgraph_actionckpt.errors import SerializationError
 from langgraph_actionckpt.ops.archiving import thread_file_name
 
 __all__ = ["ColdTier", "plan_export", "plan_restore"]
@@ -129,7 +130,7 @@ class ColdTier:
             if data is not None:
                 doc = orjson.loads(gzip.decompress(data))
                 if doc.get("thread_id") != thread_id:
-                    raise ValueError(f"the archive at {path} is of another thread")
+                    raise SerializationError(f"the archive at {path} is of another thread")
                 await saver.driver.run(lambda: plan_restore(saver.schema, doc), pipeline=False)
                 saver._forget([thread_id])
                 await asyncio.to_thread(self.fs.rm, path)

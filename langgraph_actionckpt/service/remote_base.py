@@ -27,7 +27,7 @@ from langgraph_actionckpt._saver_base import install_hooks
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
 from langgraph_actionckpt.checkpoints.plans_write import next_version
 from langgraph_actionckpt.checkpoints.setup import InPlaceAllowlist, default_serde
-from langgraph_actionckpt.errors import LeaseLostError, ServiceError
+from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service.wire import PROTOCOL_HEADER, PROTOCOL_VERSION, Wire
 
@@ -159,7 +159,7 @@ class RemoteCore(InPlaceAllowlist):
         self.schema = tenant or "default"  # the lease key's namespace in this process
         self.conninfo: str | None = None  # no database connection of our own
         if lease not in ("wait", "error", "off"):
-            raise ValueError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
+            raise ConfigurationError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
         self.lease_mode = lease  # taken through the service (remote_lease), never the DB's
         self.lease_timeout = lease_timeout
         self.durable_timeout = durable_timeout

@@ -27,9 +27,10 @@ from langgraph_actionckpt.aio import AsyncActionSaver
 from langgraph_actionckpt.checkpoints.core import env_dsn
 from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.db.driver import configure_connection
+from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
-from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
 from langgraph_actionckpt.service.cold import ColdTier
+from langgraph_actionckpt.service.guard import generic_handler
 from langgraph_actionckpt.service.leases import LeaseTable
 from langgraph_actionckpt.service.servicer import CheckpointServicer
 from langgraph_actionckpt.service.tenants import Tenant, Tenants, load_tokens
@@ -37,7 +38,8 @@ from langgraph_actionckpt.service.wire import PassThroughSerde
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "ServiceOptions", "Server", "serve"]
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["CheckpointService"].full_name
+SERVICE = pb.DESCRIPTOR.services_by_name["CheckpointService"]
+SERVICE_NAME = SERVICE.full_name
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
 
@@ -142,7 +144,9 @@ class Server:
             )
             cold = ColdTier(o.cold_url, o.cold_options) if o.cold_url else None
             servicer = CheckpointServicer(savers.get, tenants, LeaseTable(), cold)
-            pb_grpc.add_CheckpointServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+            server.add_generic_rpc_handlers(
+                (generic_handler(servicer, SERVICE, servicer.authenticate),)
+            )
             health = HealthServicer()
             health_pb2_grpc.add_HealthServicer_to_server(health, server)
             reflection.enable_server_reflection(
@@ -169,7 +173,7 @@ class Server:
     @staticmethod
     def _bind(server: grpc.aio.Server, o: ServiceOptions) -> int:
         if (o.tls_cert is None) != (o.tls_key is None):
-            raise ValueError("TLS needs both a certificate and a key")
+            raise ConfigurationError("TLS needs both a certificate and a key")
         if o.tls_cert is not None and o.tls_key is not None:
             creds = grpc.ssl_server_credentials(
                 [(Path(o.tls_key).read_bytes(), Path(o.tls_cert).read_bytes())]

@@ -1,36 +1,38 @@
 """The service's RPCs: each one a call of the tenant's ``AsyncActionSaver``.
 
 Every call is authenticated (bearer token -> tenant -> schema), checked for the
-protocol version, decoded strictly, and its failures mapped to status codes:
+protocol version, decoded strictly, its values checked before the saver sees
+them, and its failures mapped to status codes (``guard.status``):
 ``INVALID_ARGUMENT`` (malformed input), ``NOT_FOUND``, ``FAILED_PRECONDITION``
 (a lost lease, an incompatible protocol version), ``UNAUTHENTICATED``,
-``PERMISSION_DENIED``, ``UNAVAILABLE`` (the database is down).
+``PERMISSION_DENIED``, ``UNAVAILABLE`` (the database is down), ``INTERNAL``
+(a bug: logged once per kind a minute, never the exception's text).
 """
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
-import psycopg
 from langgraph.checkpoint.serde.types import ERROR
 
 from langgraph_actionckpt import __version__
+from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.aio import AsyncActionSaver
-from langgraph_actionckpt.errors import (
-    ConfigurationError,
-    LeaseLostError,
-    OutcomeKnownError,
-    SerializationError,
-)
+from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
+from langgraph_actionckpt.service.checks import (
+    check_filter,
+    check_limit,
+    check_threads,
+    parse_time,
+)
 from langgraph_actionckpt.service.cold import ColdTier
+from langgraph_actionckpt.service.guard import LogLimiter, NotFound, Refused, ours, status
 from langgraph_actionckpt.service.leases import LeaseTable
 from langgraph_actionckpt.service.tenants import Tenant, Tenants
 from langgraph_actionckpt.service.wire import (
@@ -48,19 +50,8 @@ from langgraph_actionckpt.service.wire import (
 
 __all__ = ["CheckpointServicer", "NotFound"]
 
-logger = logging.getLogger("langgraph_actionckpt.service")
 T = TypeVar("T")
 Context = Any  # grpc.aio.ServicerContext (grpc ships no type hints)
-
-
-class NotFound(LookupError):
-    """What a call names does not exist (``NOT_FOUND``)."""
-
-
-class _Refused(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(eq=False)
@@ -78,6 +69,7 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
     tenants: Tenants
     leases: LeaseTable
     cold: ColdTier | None = None
+    log: LogLimiter = field(default_factory=LogLimiter)
 
     # ------------------------------------------------------------ plumbing
 
@@ -85,7 +77,7 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
         meta = {k.lower(): v for k, v in (context.invocation_metadata() or ())}
         version = meta.get(PROTOCOL_HEADER)
         if version != str(PROTOCOL_VERSION):
-            raise _Refused(
+            raise Refused(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"incompatible protocol version: client speaks {version or 'none (no header)'}, "
                 f"server speaks {PROTOCOL_VERSION} (langgraph-actionckpt {__version__})",
@@ -94,18 +86,18 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
         token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
         tenant = self.tenants.by_token(token)
         if tenant is None:
-            raise _Refused(
+            raise Refused(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "missing bearer token" if not token else "unknown bearer token",
             )
         asked = meta.get(TENANT_HEADER)
         if asked and asked != tenant.name:
-            raise _Refused(
+            raise Refused(
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"this token belongs to tenant {tenant.name!r}, not {asked!r}",
             )
         if write and tenant.read_only:
-            raise _Refused(
+            raise Refused(
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"the token of tenant {tenant.name!r} is read-only",
             )
@@ -120,17 +112,28 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
     ) -> T:
         try:
             tenant = self._tenant(context, write)
+            check_threads(threads)  # before the cold tier or the saver look for them
             saver = await self.savers(tenant.schema)
             if self.cold is not None:
                 for thread in dict.fromkeys(t for t in threads if t):
                     await self.cold.ensure(saver, thread)
             return await fn(tenant, saver, Wire(saver.serde.inner))  # type: ignore[attr-defined]
-        except Exception as exc:
-            code, message = _status(exc)
-            if code == grpc.StatusCode.INTERNAL:
-                logger.exception("internal error in a service call")
-            await context.abort(code, message)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a status (INTERNAL: logged)
+            await self._abort(context, exc)
             raise AssertionError("unreachable") from None  # abort raises
+
+    async def authenticate(self, context: Context) -> None:
+        """Abort a call of an unknown caller (the check before a malformed request is refused)."""
+        try:
+            self._tenant(context, False)
+        except Refused as exc:
+            await self._abort(context, exc)
+
+    async def _abort(self, context: Context, exc: Exception) -> None:
+        code, message = status(exc)
+        if not ours(exc):
+            self.log.exception(exc, f"{code.name} in a service call")
+        await context.abort(code, message)
 
     def _fence(self, tenant: Tenant, thread_id: str, msg: pb.Fence, has: bool) -> None:
         if not has:
@@ -176,7 +179,7 @@ class _CheckpointCalls(_Calls):
             config = wire.config(request.config) if request.HasField("config") else None
             before = wire.config(request.before) if request.HasField("before") else None
             flt = wire.mapping(request.filter, "filter") or None
-            limit = request.limit if request.HasField("limit") else None
+            limit = check_limit(request.limit) if request.HasField("limit") else None
             return saver.alist(config, filter=flt, before=before, limit=limit), wire
 
         items, wire = await self._call(context, False, fn, (thread,))
@@ -184,8 +187,7 @@ class _CheckpointCalls(_Calls):
             async for tup in items:
                 yield wire.tuple_msg(tup)
         except Exception as exc:  # noqa: BLE001 - a failure mid-stream becomes a status
-            code, message = _status(exc)
-            await context.abort(code, message)
+            await self._abort(context, exc)
 
     async def Put(self, request: pb.PutRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
@@ -197,7 +199,7 @@ class _CheckpointCalls(_Calls):
             versions = wire.mapping(request.new_versions, "new_versions")
             for held in request.writes:  # held by the saver: stored with the checkpoint
                 if _thread(held.config).thread_id != thread:
-                    raise ValueError("a put carries writes of another thread")
+                    raise ConfigurationError("a put carries writes of another thread")
                 await self._put_writes(tenant, saver, wire, held)
             out = await saver.aput(config, checkpoint, metadata, versions)  # type: ignore[arg-type]
             return pb.PutResponse(config=wire.config_msg(out))
@@ -218,7 +220,7 @@ class _CheckpointCalls(_Calls):
         thread = _thread(request.config).thread_id
         self._fence(tenant, thread, request.fence, request.HasField("fence"))
         if not request.config.checkpoint_id:
-            raise ValueError("put_writes needs a checkpoint_id")
+            raise ConfigurationError("put_writes needs a checkpoint_id")
         config = _with_run_config(wire, wire.config(request.config), request.run_config)
         writes = [(w.channel, _write_value(w)) for w in request.writes]
         await saver.aput_writes(config, writes, request.task_id, request.task_path)
@@ -259,7 +261,7 @@ class _CheckpointCalls(_Calls):
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             strategy = request.strategy or "keep_latest"
             if strategy not in ("keep_latest", "delete"):
-                raise ValueError(f"unknown prune strategy {strategy!r}")
+                raise ConfigurationError("prune strategy must be 'keep_latest' or 'delete'")
             await saver.aprune(list(request.thread_ids), strategy=strategy)
             return pb.Empty()
 
@@ -281,8 +283,8 @@ class _ActionCalls(_Calls):
     async def RecordActions(self, request: pb.RecordActionsRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             records = [record_from_json(r) for r in request.records]
-            if records:
-                await saver.arecord_actions(records)
+            for batch in _distinct_batches(records):
+                await saver.arecord_actions(batch)
             return pb.Empty()
 
         return await self._call(context, True, fn)
@@ -291,7 +293,9 @@ class _ActionCalls(_Calls):
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             record = record_from_json(request.record)
             if record.status not in ("running", "pending"):
-                raise ValueError(f"a begun action is running or pending, not {record.status!r}")
+                raise ConfigurationError(
+                    f"a begun action is running or pending, not {record.status!r}"
+                )
             record.started_at = record.started_at or _now()
             await saver.arecord_actions([record])
             return pb.Empty()
@@ -299,19 +303,29 @@ class _ActionCalls(_Calls):
         return await self._call(context, True, fn)
 
     async def CompleteAction(self, request: pb.CompleteActionRequest, context: Context) -> Any:
-        output = from_json_bytes(request.output_json) if request.output_json else None
-        return await self._finish(request, context, status="completed", output=output)
+        def changes() -> dict[str, Any]:
+            data = request.output_json
+            output = from_json_bytes(data, "output_json") if data else None
+            return {"status": "completed", "output": output}
+
+        return await self._finish(request, context, changes)
 
     async def FailAction(self, request: pb.FailActionRequest, context: Context) -> Any:
-        error = {"type": request.error_type, "message": request.error_message}
-        return await self._finish(request, context, status="failed", error=error)
+        def changes() -> dict[str, Any]:
+            error = {"type": request.error_type, "message": request.error_message}
+            return {"status": "failed", "error": error}
 
-    async def _finish(self, request: Any, context: Context, **changes: Any) -> Any:
-        """Record that a begun action ended: ``changes`` (its status and result) and now."""
+        return await self._finish(request, context, changes)
+
+    async def _finish(
+        self, request: Any, context: Context, changes: Callable[[], dict[str, Any]]
+    ) -> Any:
+        """Record that a begun action ended: ``changes()`` (its status and result) and now."""
 
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            values = changes()  # a malformed value is refused before the database is asked
             record = await _existing(saver, request.thread_id, request.action_id)
-            for name, value in changes.items():
+            for name, value in values.items():
                 setattr(record, name, value)
             record.completed_at = _now()
             await saver.arecord_actions([record])
@@ -322,11 +336,13 @@ class _ActionCalls(_Calls):
     async def ListActions(self, request: pb.ListActionsRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             r = request
+            for what in ("action_types", "statuses", "node", "run_id", "task_id"):
+                check_filter(_strings(r, what), what)
             since: Any = None
             if r.HasField("since_step"):
                 since = r.since_step
             elif r.HasField("since_time"):
-                since = dt.datetime.fromisoformat(r.since_time)
+                since = parse_time(r.since_time, "since_time")
             rows = await saver.alist_actions(
                 r.thread_id if r.HasField("thread_id") else None,
                 action_type=list(r.action_types) or None,
@@ -335,7 +351,7 @@ class _ActionCalls(_Calls):
                 since=since,
                 run_id=r.run_id if r.HasField("run_id") else None,
                 task_id=r.task_id if r.HasField("task_id") else None,
-                limit=r.limit if r.HasField("limit") else None,
+                limit=check_limit(r.limit) if r.HasField("limit") else None,
             )
             return pb.ActionsResponse(records=[record_to_json(x) for x in rows])
 
@@ -352,6 +368,7 @@ class _ActionCalls(_Calls):
 
     async def LastAction(self, request: pb.LastActionRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
+            check_filter(request.statuses, "statuses")
             rec = await saver.alast_action(request.thread_id, status=list(request.statuses) or None)
             return pb.ActionResponse(record=record_to_json(rec)) if rec else pb.ActionResponse()
 
@@ -359,12 +376,13 @@ class _ActionCalls(_Calls):
 
     async def ResolveAction(self, request: pb.ResolveActionRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
-            await _existing(saver, request.thread_id, request.action_id)
             has_output = request.HasField("output_json")
+            output = from_json_bytes(request.output_json, "output_json") if has_output else None
+            await _existing(saver, request.thread_id, request.action_id)
             await saver.aresolve_action(
                 request.thread_id,
                 request.action_id,
-                output=from_json_bytes(request.output_json) if has_output else None,
+                output=output,
                 retry=request.retry,
                 note=request.note if request.HasField("note") else None,
                 override=request.override,
@@ -383,8 +401,9 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
     async def ArchiveThread(self, request: pb.ArchiveThreadRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _required(request.thread_id, "thread_id")
+            check_threads((thread,))
             if self.cold is None:
-                raise _Refused(
+                raise Refused(
                     grpc.StatusCode.FAILED_PRECONDITION,
                     "this service has no cold tier (start it with --cold-url)",
                 )
@@ -398,6 +417,7 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
     async def AcquireLease(self, request: pb.AcquireLeaseRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _required(request.thread_id, "thread_id")
+            check_threads((thread,))
             holder = _required(request.holder, "holder")
             ttl = _ttl(request.ttl_seconds)
             token = self.leases.acquire(tenant.schema, thread, holder, ttl)
@@ -433,18 +453,30 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
 # ------------------------------------------------------------------ helpers
 
 
-def _status(exc: BaseException) -> tuple[grpc.StatusCode, str]:
-    if isinstance(exc, _Refused):
-        return exc.code, str(exc)
-    if isinstance(exc, (LeaseLostError, OutcomeKnownError)):
-        return grpc.StatusCode.FAILED_PRECONDITION, str(exc)
-    if isinstance(exc, NotFound):
-        return grpc.StatusCode.NOT_FOUND, str(exc.args[0] if exc.args else exc)
-    if isinstance(exc, (ValueError, TypeError, SerializationError, ConfigurationError)):
-        return grpc.StatusCode.INVALID_ARGUMENT, str(exc) or type(exc).__name__
-    if isinstance(exc, (psycopg.OperationalError, ConnectionError, asyncio.TimeoutError)):
-        return grpc.StatusCode.UNAVAILABLE, f"the database is unavailable: {exc}"
-    return grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}"
+def _distinct_batches(records: list[ActionRecord]) -> list[list[ActionRecord]]:
+    """``records`` in order, cut where an action comes again (one upsert cannot touch a row twice).
+
+    Each batch is written as if it were its own call: a later row of an action
+    updates the earlier one, as two calls would.
+    """
+    batches: list[list[ActionRecord]] = []
+    seen: set[tuple[str, str]] = set()
+    for record in records:
+        key = (record.thread_id, record.action_id)
+        if not batches or key in seen:
+            batches.append([])
+            seen.clear()
+        seen.add(key)
+        batches[-1].append(record)
+    return batches
+
+
+def _strings(msg: Any, name: str) -> list[str]:
+    """A string field's values: a repeated one's, a set one's, or none."""
+    value = getattr(msg, name)
+    if isinstance(value, str):
+        return [value] if msg.HasField(name) else []
+    return list(value)
 
 
 def _thread(config: pb.Config) -> pb.Config:
@@ -454,13 +486,13 @@ def _thread(config: pb.Config) -> pb.Config:
 
 def _required(value: str, name: str) -> str:
     if not value:
-        raise ValueError(f"{name} is required")
+        raise ConfigurationError(f"{name} is required")
     return value
 
 
 def _ttl(seconds: float) -> float:
     if not 0 < seconds <= 3600:
-        raise ValueError("ttl_seconds must be in (0, 3600]")
+        raise ConfigurationError("ttl_seconds must be in (0, 3600]")
     return seconds
 
 
@@ -474,7 +506,7 @@ def _with_run_config(wire: Wire, config: Any, msg: pb.Typed) -> Any:
     for key in ("metadata", "configurable"):
         part = extra.get(key) or {}
         if not isinstance(part, dict):
-            raise ValueError(f"run_config.{key} must be a mapping")
+            raise ConfigurationError(f"run_config.{key} must be a mapping")
         clean = {
             str(k): v
             for k, v in part.items()

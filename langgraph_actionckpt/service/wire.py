@@ -20,8 +20,13 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.db import encoding
-from langgraph_actionckpt.errors import InFlightActionError, SerializationError
+from langgraph_actionckpt.errors import (
+    ConfigurationError,
+    InFlightActionError,
+    SerializationError,
+)
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
+from langgraph_actionckpt.service.checks import check_record_dict
 
 __all__ = [
     "PROTOCOL_HEADER",
@@ -130,17 +135,21 @@ def record_to_json(record: ActionRecord) -> bytes:
 
 
 def record_from_json(data: bytes) -> ActionRecord:
-    """An action record from the wire's JSON (raises ValueError when malformed)."""
+    """An action record from the wire's JSON, checked against its table's columns.
+
+    Raises:
+        SerializationError: Not JSON, or a JSON field not in the log's encoding.
+        ConfigurationError: A field the table would refuse (see ``checks``).
+    """
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise ValueError(f"an action record is not valid JSON: {exc}") from None
-    if not isinstance(value, dict) or not value.get("thread_id") or not value.get("action_id"):
-        raise ValueError("an action record needs thread_id and action_id")
+        raise SerializationError(f"an action record is not valid JSON: {exc}") from None
+    check_record_dict(value)
     try:
         return ActionRecord.from_dict(value)
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise ValueError(f"bad action record: {exc}") from None
+    except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:
+        raise SerializationError(f"bad action record: {type(exc).__name__}") from None
 
 
 def json_bytes(value: Any) -> bytes:
@@ -148,12 +157,18 @@ def json_bytes(value: Any) -> bytes:
     return orjson.dumps(encoding.to_jsonable(value))
 
 
-def from_json_bytes(data: bytes) -> Any:
-    """Reverse :func:`json_bytes` (raises ValueError when malformed)."""
+def from_json_bytes(data: bytes, what: str = "a JSON value") -> Any:
+    """Reverse :func:`json_bytes`.
+
+    Raises:
+        SerializationError: ``data`` is not JSON in the log's encoding (naming ``what``).
+    """
     try:
         return encoding.from_jsonable(orjson.loads(data))
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise ValueError(f"malformed JSON value: {exc}") from None
+    except orjson.JSONDecodeError as exc:
+        raise SerializationError(f"{what} is not valid JSON: {exc}") from None
+    except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:
+        raise SerializationError(f"{what} is malformed ({type(exc).__name__})") from None
 
 
 class Wire:
@@ -181,11 +196,21 @@ class Wire:
         return pb.Typed(type=type_, data=data)
 
     def value(self, msg: pb.Typed) -> Any:
-        """Decode a :class:`Typed` message (strictly: allowlisted types only)."""
+        """Decode a :class:`Typed` message (strictly: allowlisted types only).
+
+        Raises:
+            ConfigurationError: Its type is not accepted.
+            SerializationError: Its bytes are not a value of its type.
+        """
         check_type(msg.type)
-        if msg.type == "json":
-            return orjson.loads(msg.data)
-        return self.serde.loads_typed((msg.type, msg.data))
+        try:
+            if msg.type == "json":
+                return orjson.loads(msg.data)
+            return self.serde.loads_typed((msg.type, msg.data))
+        except Exception as exc:  # noqa: BLE001 - the serializer raises many types; one of ours
+            raise SerializationError(
+                f"a value of type {msg.type!r} does not decode ({type(exc).__name__})"
+            ) from None
 
     def mapping(self, msg: pb.Typed, what: str) -> dict[str, Any]:
         """Decode a :class:`Typed` message that must hold a mapping (unset: empty)."""
@@ -193,7 +218,7 @@ class Wire:
             return {}
         value = self.value(msg)
         if not isinstance(value, Mapping):
-            raise ValueError(f"{what} must be a mapping, got {type(value).__name__}")
+            raise ConfigurationError(f"{what} must be a mapping, got {type(value).__name__}")
         return dict(value)
 
     # ----------------------------------------------------------- configs
@@ -218,6 +243,7 @@ class Wire:
         for key in ("thread_id", "checkpoint_ns", "checkpoint_id"):
             if msg.HasField(key):
                 conf[key] = getattr(msg, key)
+        _check_checkpoint_id(conf.get("checkpoint_id"))
         return {"configurable": conf}
 
     # -------------------------------------------------------- checkpoints
@@ -235,9 +261,10 @@ class Wire:
         """A checkpoint from its message; with ``raw_values`` its values stay :class:`Raw`."""
         fields = self.mapping(msg.fields, "checkpoint")
         if not isinstance(fields.get("id"), str) or not fields["id"]:
-            raise ValueError("a checkpoint needs an id")
-        if not isinstance(fields.get("channel_versions", {}), Mapping):
-            raise ValueError("checkpoint channel_versions must be a mapping")
+            raise ConfigurationError("a checkpoint needs an id")
+        _check_checkpoint_id(fields["id"])
+        if not isinstance(fields.get("channel_versions"), Mapping):
+            raise ConfigurationError("a checkpoint needs channel_versions (a mapping)")
         values: dict[str, Any] = {}
         for channel, item in msg.channel_values.items():
             if raw_values:
@@ -288,6 +315,18 @@ class Wire:
 
 
 def check_type(type_: str) -> None:
-    """Refuse a serializer tag the server does not accept (pickle above all)."""
+    """Refuse a serializer tag the server does not accept (pickle above all).
+
+    Raises:
+        ConfigurationError: ``type_`` is not accepted.
+    """
     if type_ not in ACCEPTED_TYPES:
-        raise ValueError(f"values of type {type_!r} are not accepted (pickle never is)")
+        raise ConfigurationError(
+            f"values of type {type_[:40]!r} are not accepted (pickle never is)"
+        )
+
+
+def _check_checkpoint_id(value: str | None) -> None:
+    """Refuse a checkpoint id with NUL (a pending write's row cannot store it, unescaped)."""
+    if value is not None and "\x00" in value:
+        raise ConfigurationError("a checkpoint id cannot contain NUL")

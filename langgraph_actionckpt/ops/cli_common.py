@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import psycopg
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.errors import ActionCkptError
+from langgraph_actionckpt.ops.display import cell, json_text, safe
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -185,8 +186,9 @@ def command(
     return register
 
 
-OUT = Console(highlight=False, soft_wrap=False, width=160)
-ERR = Console(stderr=True, highlight=False)
+# No emoji codes, no highlighting: what rows hold is printed as it is (ops/display.py).
+OUT = Console(highlight=False, emoji=False, soft_wrap=False, width=160)
+ERR = Console(stderr=True, highlight=False, emoji=False)
 
 
 def new_progress(**options: Any) -> Progress:
@@ -205,7 +207,7 @@ def new_progress(**options: Any) -> Progress:
 
 def emit_json(obj: Any) -> None:
     """Print one JSON document on stdout."""
-    typer.echo(json.dumps(obj, default=str, ensure_ascii=False))
+    typer.echo(json_text(obj))
 
 
 def guard(s: Settings, fn: Callable[[], T]) -> T:
@@ -217,7 +219,7 @@ def guard(s: Settings, fn: Callable[[], T]) -> T:
         if s.json:
             emit_json({"error": msg, "type": type(exc).__name__})
         else:
-            ERR.print(f"[red]error:[/red] {escape(msg)}")
+            ERR.print(f"[red]error:[/red] {safe(msg)}")
         raise typer.Exit(1) from exc
 
 
@@ -285,12 +287,11 @@ def fmt_short(value: Any, width: int = 60) -> str:
 _STATUS_STYLE = {"failed": "red", "running": "yellow", "pending": "yellow", "completed": "green"}
 
 
-def fmt_status(text: str | None) -> str:
-    """A status with its color."""
+def fmt_status(text: str | None) -> Text:
+    """A status with its color (as data: a status is read from a row)."""
     if text is None:
-        return "-"
-    style = _STATUS_STYLE.get(text)
-    return f"[{style}]{text}[/{style}]" if style else escape(text)
+        return Text("-")
+    return cell(text, _STATUS_STYLE.get(text))
 
 
 def say_empty(s: Settings, text: str) -> None:

@@ -22,6 +22,7 @@ from langgraph_actionckpt.ops.cli_common import (
     open_schema,
     schema_of,
 )
+from langgraph_actionckpt.ops.display import safe
 
 KeyOpt = Annotated[
     list[str],
@@ -86,13 +87,14 @@ def _run(s: Settings, keys: list[str], active: str | None, batch_size: int, what
     if s.json:
         emit_json(data)
         return
+    key = safe(repr(result.active))
     for table, n in result.resealed.items():
         OUT.print(
-            f"{table}: {n} rows sealed with key {result.active!r}, {result.skipped[table]} "
+            f"{table}: {n} rows sealed with key {key}, {result.skipped[table]} "
             "changed by a writer meanwhile"
         )
     if result.done:
-        OUT.print(f"done: every value is sealed with key {result.active!r}")
+        OUT.print(f"done: every value is sealed with key {key}")
     else:
         OUT.print(f"not done, run again: rows left {result.remaining}")
         raise typer.Exit(2)

@@ -17,6 +17,7 @@ from langgraph_actionckpt.ops.cli_common import (
     open_schema,
     schema_of,
 )
+from langgraph_actionckpt.ops.display import cell
 
 
 @command()
@@ -78,4 +79,4 @@ def fork(
     if s.json:
         emit_json({"thread_id": new_id, "forked_from": thread, "action_id": action_id})
     else:
-        OUT.print(new_id)
+        OUT.print(cell(new_id))

@@ -7,7 +7,6 @@ import os
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from langgraph_actionckpt.ops.cli_common import (
     ERR,
@@ -28,6 +27,7 @@ from langgraph_actionckpt.ops.cli_common import (
     read,
     schema_of,
 )
+from langgraph_actionckpt.ops.display import cell, safe
 
 
 def _step(step: int | None) -> str:
@@ -66,14 +66,14 @@ def runs(
     columns = ("thread", "status", "actions", "by type", "last action", "age")
     table = new_table(f"runs in {schema_of(s)}", columns, right=("actions", "age"))
     for r in rows:
-        last = f"{r.last_action_type or ''} {r.last_action_name or ''}".strip()
+        last = cell(f"{r.last_action_type or ''} {r.last_action_name or ''}".strip())
         if r.last_action_status == "failed":
-            last += f" [red]{escape(fmt_short(r.last_error, 40))}[/red]"
+            last.append(" ").append(cell(fmt_short(r.last_error, 40), "red"))
         table.add_row(
-            escape(r.thread_id),
+            cell(r.thread_id),
             fmt_status(r.status),
             str(r.actions),
-            escape(", ".join(f"{k}={v}" for k, v in sorted(r.by_type.items()))),
+            cell(", ".join(f"{k}={v}" for k, v in sorted(r.by_type.items()))),
             last,
             fmt_age(r.age_seconds),
         )
@@ -89,10 +89,10 @@ def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) 
     if printed(s, tl.to_dict):
         return
     if not tl.actions:
-        ERR.print(f"no actions for thread {escape(repr(thread))} in schema {schema_of(s)}")
+        ERR.print(f"no actions for thread {safe(repr(thread))} in schema {schema_of(s)}")
         raise typer.Exit(1)
     title = (
-        f"{escape(thread)}: {tl.status} - {len(tl.actions)} actions, "
+        f"{safe(thread)}: {safe(tl.status)} - {len(tl.actions)} actions, "
         f"{tl.executed} executed, {tl.replayed} replayed, {tl.tokens} tokens"
     )
     # step: the LangGraph superstep of the thread; seq: the action log's own order
@@ -102,17 +102,17 @@ def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) 
         title, columns + (("trace",) if traced else ()), right=("step", "seq", "ms", "tokens")
     )
     for a in tl.actions:
-        trace = [escape(a.trace_id or "")] if traced else []
+        trace = [cell(a.trace_id)] if traced else []
         table.add_row(
             _step(a.step),
             str(a.step_index),
-            escape(a.action_type),
-            escape(a.name or ""),
+            cell(a.action_type),
+            cell(a.name),
             fmt_status(a.status),
             f"{a.duration_ms:.1f}" if a.duration_ms is not None else "",
             str(a.tokens) if a.tokens is not None else "",
             f"[cyan]replayed x{a.replayed}[/cyan]" if a.replayed else "executed",
-            f"[red]{escape(fmt_short(a.error))}[/red]" if a.error else "",
+            cell(fmt_short(a.error), "red") if a.error else "",
             *trace,
         )
     OUT.print(table)
@@ -130,9 +130,9 @@ def failed(s: Settings, limit: RunLimitOpt = 50) -> None:
     table = new_table("failed runs", ("thread", "last action", "error", "age"))
     for r in rows:
         table.add_row(
-            escape(r.thread_id),
-            escape(f"{r.last_action_type} {r.last_action_name or ''}"),
-            f"[red]{escape(fmt_short(r.last_error, 80))}[/red]",
+            cell(r.thread_id),
+            cell(f"{r.last_action_type} {r.last_action_name or ''}"),
+            cell(fmt_short(r.last_error, 80), "red"),
             fmt_age(r.age_seconds),
         )
     OUT.print(table)
@@ -154,11 +154,11 @@ def inflight(s: Settings, older_than: OlderThanOpt = None, limit: ActionLimitOpt
     table = new_table("in-flight actions (outcome unknown after a crash)", columns)
     for a in rows:
         table.add_row(
-            escape(a.thread_id),
+            cell(a.thread_id),
             _step(a.step),
             str(a.step_index),
-            escape(a.action_type),
-            escape(a.name or ""),
+            cell(a.action_type),
+            cell(a.name),
             fmt_status(a.status),
             "yes" if a.idempotent else "[yellow]no[/yellow]",
             fmt_age(a.age_seconds),
@@ -209,14 +209,14 @@ def stats(s: Settings) -> None:
     a = new_table(title, ("type", "status", "count"), right=("count",))
     for typ, by_status in st.actions_by_type_status.items():
         for status, n in by_status.items():
-            a.add_row(escape(typ), fmt_status(status), str(n))
+            a.add_row(cell(typ), fmt_status(status), str(n))
     OUT.print(a)
     if reuse:
         title = "reuse by meaning: hits (exact, semantic) and misses"
         saved = ("actions", "input saved", "output saved", "tokens saved")
         r = new_table(title, ("type", "outcome", *saved), right=saved)
         for typ, outcome, n, tin, tout, tot in reuse:
-            r.add_row(escape(typ), outcome, str(n), str(tin), str(tout), str(tot))
+            r.add_row(cell(typ), cell(outcome), str(n), str(tin), str(tout), str(tot))
         OUT.print(r)
 
 
@@ -285,17 +285,17 @@ def similar(
     if printed(s, lambda: _similar_json(text, embedded, hits), empty):
         return
     columns = ("distance", "thread", "step", "seq", "type", "name", "status", "error/output")
-    table = new_table(f"nearest to {escape(fmt_short(text, 60))!r}", columns)
+    table = new_table(f"nearest to {safe(repr(fmt_short(text, 60)))}", columns)
     for r, d in hits:
         table.add_row(
             f"{d:.3f}",
-            escape(r.thread_id),
+            cell(r.thread_id),
             _step(r.step),
             str(r.step_index),
-            escape(r.action_type),
-            escape(r.name or ""),
+            cell(r.action_type),
+            cell(r.name),
             fmt_status(r.status),
-            escape(fmt_short(r.error if r.error is not None else r.output)),
+            cell(fmt_short(r.error if r.error is not None else r.output)),
         )
     OUT.print(table)
 

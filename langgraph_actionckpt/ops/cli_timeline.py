@@ -20,6 +20,7 @@ from langgraph_actionckpt.ops.cli_common import (
     open_schema,
     schema_of,
 )
+from langgraph_actionckpt.ops.display import safe
 
 
 @command(json_option=False)
@@ -45,7 +46,7 @@ def timeline(
             q = ActionQueries(schema_of(s))
             rows = SyncDriver(conn).run(lambda: plan_list(q, thread))
         if not rows:
-            ERR.print(f"no actions for thread {thread!r} in schema {schema_of(s)}")
+            ERR.print(f"no actions for thread {safe(repr(thread))} in schema {schema_of(s)}")
             raise typer.Exit(1)
         return render_timeline(rows)
 
@@ -55,7 +56,7 @@ def timeline(
         html = Path("timeline-" + thread_file_name(thread).removesuffix(".jsonl") + ".html")
     if html is not None:
         html.write_text(page, encoding="utf-8")
-        OUT.print(f"wrote {html}")
+        OUT.print(f"wrote {safe(html)}")
     if serve:
         folder = Path(tempfile.mkdtemp(prefix="actionckpt-timeline-"))
         (folder / "index.html").write_text(page, encoding="utf-8")

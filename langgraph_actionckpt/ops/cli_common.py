@@ -24,6 +24,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.errors import ActionCkptError
@@ -34,18 +35,57 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+FLAG = ""
+"""Metavar of on/off options: typer would show ``<bool>`` as if they took a value."""
+
+_METAVARS = {"<str>": "TEXT", "<int>": "N", "<float>": "NUMBER", "<path>": "PATH", "<bool>": FLAG}
+
+
+def _name_values(command: TyperCommand | TyperGroup, ctx: Any) -> None:
+    """Placeholders users read (TEXT, N, PATH; none for flags), not typer's ``<str>`` tags."""
+    for p in command.get_params(ctx):
+        if isinstance(p, TyperOption) and p.metavar is None:
+            tag = p.display_type(ctx)
+            p.metavar = FLAG if p.is_flag else _METAVARS.get(tag or "", tag)
+        elif isinstance(p, TyperArgument) and p.metavar is None and p.name:
+            p.metavar = p.name.upper()  # THREAD, as the docstrings name it
+            # typer tags an argument with its Python type whatever its metavar says
+            p.display_type_rich = lambda ctx: None  # type: ignore[method-assign]
+
+
+class Command(TyperCommand):
+    """A command whose help shows value placeholders, not Python type tags."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _name_values(self, ctx)
+        super().format_help(ctx, formatter)
+
+
+class Group(TyperGroup):
+    """The command group, with the help of :class:`Command`."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _name_values(self, ctx)
+        super().format_help(ctx, formatter)
+
+
+# Help is plain text: rich markup would swallow any "[...]" in it ("schema [ro]").
 app = typer.Typer(
     name="actionckpt",
     help="Inspect and maintain langgraph-actionckpt action logs and checkpoints.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    cls=Group,
 )
-embedded_app = typer.Typer(help="Manage the embedded PostgreSQL server.", no_args_is_help=True)
+embedded_app = typer.Typer(
+    help="Manage the embedded PostgreSQL server.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=Group,
+)
 app.add_typer(embedded_app, name="embedded")
-
-FLAG = ""
-"""Metavar of on/off options: typer would show ``<bool>`` as if they took a value."""
 
 
 def flag(decls: str, help: str) -> Any:
@@ -55,9 +95,16 @@ def flag(decls: str, help: str) -> Any:
 
 DsnOpt = Annotated[
     str | None,
-    typer.Option("--dsn", help="PostgreSQL DSN [default: $ACTIONCKPT_DSN, else embedded]"),
+    typer.Option(
+        "--dsn",
+        metavar="DSN",
+        help="PostgreSQL connection string [default: $ACTIONCKPT_DSN, else the embedded "
+        "server, shared by every process of this user]",
+    ),
 ]
-SchemaOpt = Annotated[str | None, typer.Option("--schema", help="Schema [default: actionckpt]")]
+SchemaOpt = Annotated[
+    str | None, typer.Option("--schema", metavar="NAME", help="Schema [default: actionckpt]")
+]
 JsonOpt = Annotated[bool | None, flag("--json/--no-json", "Print one JSON document.")]
 
 
@@ -96,9 +143,19 @@ def resolve_dsn(dsn: str | None) -> str:
     env = os.environ.get("ACTIONCKPT_DSN")
     if env:
         return env
-    from langgraph_actionckpt.embedded import embedded_dsn
+    from langgraph_actionckpt.embedded import embedded_data_dir, embedded_dsn
 
-    return embedded_dsn()
+    data_dir = embedded_data_dir()
+    was_running = (data_dir / "postmaster.pid").exists()
+    dsn = embedded_dsn()
+    if not was_running:  # said once, by the process that started it
+        ERR.print(
+            f"started the embedded PostgreSQL in {safe(data_dir)}: one server shared by every "
+            "process of this user on this machine (actionckpt embedded stop; --dsn or "
+            "ACTIONCKPT_DSN for another database)",
+            soft_wrap=True,
+        )
+    return dsn
 
 
 def schema_of(s: Settings) -> str:
@@ -180,7 +237,7 @@ def command(
         del run.__wrapped__  # type: ignore[attr-defined]  # typer reads the signature below
         run.__annotations__ = {}
         run.__signature__ = inspect.Signature([_CTX, *own, *shared])  # type: ignore[attr-defined]
-        on.command(name)(run)
+        on.command(name, cls=Command)(run)
         return run
 
     return register

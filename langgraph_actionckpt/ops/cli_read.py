@@ -95,17 +95,17 @@ def show(s: Settings, thread: Annotated[str, typer.Argument(help="Thread id")]) 
         f"{safe(thread)}: {safe(tl.status)} - {len(tl.actions)} actions, "
         f"{tl.executed} executed, {tl.replayed} replayed, {tl.tokens} tokens"
     )
-    # step: the LangGraph superstep of the thread; seq: the action log's own order
+    # position: the action's number in the thread; step: the LangGraph superstep
     traced = any(a.trace_id for a in tl.actions)  # OpenTelemetry was on for some actions
-    columns = ("step", "seq", "type", "name", "status", "ms", "tokens", "replayed", "error")
+    columns = ("position", "step", "type", "name", "status", "ms", "tokens", "replayed", "error")
     table = new_table(
-        title, columns + (("trace",) if traced else ()), right=("step", "seq", "ms", "tokens")
+        title, columns + (("trace",) if traced else ()), right=("position", "step", "ms", "tokens")
     )
     for a in tl.actions:
         trace = [cell(a.trace_id)] if traced else []
         table.add_row(
+            str(a.position),
             _step(a.step),
-            str(a.step_index),
             cell(a.action_type),
             cell(a.name),
             fmt_status(a.status),
@@ -150,13 +150,13 @@ def inflight(s: Settings, older_than: OlderThanOpt = None, limit: ActionLimitOpt
     empty = None if rows else f"no in-flight actions in schema {schema_of(s)}"
     if printed(s, lambda: {"inflight": [r.to_dict() for r in rows]}, empty):
         return
-    columns = ("thread", "step", "seq", "type", "name", "status", "idempotent", "age")
+    columns = ("thread", "position", "step", "type", "name", "status", "idempotent", "age")
     table = new_table("in-flight actions (outcome unknown after a crash)", columns)
     for a in rows:
         table.add_row(
             cell(a.thread_id),
+            str(a.position),
             _step(a.step),
-            str(a.step_index),
             cell(a.action_type),
             cell(a.name),
             fmt_status(a.status),
@@ -262,10 +262,11 @@ def similar(
 ) -> None:
     """Find the actions most similar to TEXT (pgvector cosine distance)."""
     from langgraph_actionckpt.errors import VectorUnavailableError
+    from langgraph_actionckpt.ops import reports
 
     spec = embeddings or os.environ.get("ACTIONCKPT_EMBEDDINGS")
 
-    def body() -> tuple[int, list[tuple[Any, float]]]:
+    def body() -> tuple[int, list[tuple[Any, float]], dict[tuple[str, int], int]]:
         if not spec:
             raise VectorUnavailableError(
                 "no embedding model: pass --embeddings local (offline), openai or "
@@ -278,20 +279,22 @@ def similar(
             index = VectorIndex(conn, schema_of(s), model)
             index.ensure()
             n = index.embed_pending() if embed_pending else 0
-            return n, index.similar_actions(text, k, action_type=action_type, status=status)
+            hits = index.similar_actions(text, k, action_type=action_type, status=status)
+            keys = [(r.thread_id, r.step_index) for r, _ in hits if r.step_index is not None]
+            return n, hits, reports.positions(conn, keys, schema_of(s))
 
-    embedded, hits = guard(s, body)
+    embedded, hits, at = guard(s, body)
     empty = None if hits else "no similar actions (nothing embedded matches the filters)"
-    if printed(s, lambda: _similar_json(text, embedded, hits), empty):
+    if printed(s, lambda: _similar_json(text, embedded, hits, at), empty):
         return
-    columns = ("distance", "thread", "step", "seq", "type", "name", "status", "error/output")
+    columns = ("distance", "thread", "position", "step", "type", "name", "status", "error/output")
     table = new_table(f"nearest to {safe(repr(fmt_short(text, 60)))}", columns)
     for r, d in hits:
         table.add_row(
             f"{d:.3f}",
             cell(r.thread_id),
+            str(at.get((r.thread_id, r.step_index), "")),
             _step(r.step),
-            str(r.step_index),
             cell(r.action_type),
             cell(r.name),
             fmt_status(r.status),
@@ -300,12 +303,18 @@ def similar(
     OUT.print(table)
 
 
-def _similar_json(text: str, embedded: int, hits: list[tuple[Any, float]]) -> dict[str, Any]:
+def _similar_json(
+    text: str,
+    embedded: int,
+    hits: list[tuple[Any, float]],
+    at: dict[tuple[str, int], int],
+) -> dict[str, Any]:
     """``similar --json``: the query, how many actions were embedded first, the hits."""
     results = []
     for r, d in hits:
         fields = ("thread_id", "step_index", "step", "action_id", "action_type", "name", "status")
         hit = {"distance": d, **{f: getattr(r, f) for f in fields}}
+        hit["position"] = at.get((r.thread_id, r.step_index))
         for long in ("error", "output"):  # cut: a hit is for finding, not for reading
             value = getattr(r, long)
             hit[long] = fmt_short(value, 500) if value is not None else None

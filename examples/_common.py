@@ -253,13 +253,20 @@ def fmt_ms(ms: float | None) -> str:
     return "" if ms is None else f"{ms:,.0f}"
 
 
-def action_rows(actions: Sequence[Any]) -> list[dict[str, Any]]:
-    """Actions as plain dicts (for tables and pandas)."""
+def action_rows(
+    actions: Sequence[Any], thread_actions: Sequence[Any] | None = None
+) -> list[dict[str, Any]]:
+    """Actions as plain dicts (for tables and pandas).
+
+    ``position`` is the action's number in its thread (1, 2, 3...): its place in
+    ``thread_actions`` (every action of the thread) when given, else in ``actions``.
+    """
+    numbered = {x.action_id: n for n, x in enumerate(thread_actions or actions, 1)}
     rows = []
     for a in actions:
         rows.append(
             {
-                "step": a.step_index,
+                "position": numbered[a.action_id],
                 "agent": a.agent_id,
                 "node": a.node,
                 "type": a.action_type,
@@ -282,9 +289,14 @@ def print_actions(
     title: str = "actions",
     *,
     types: Sequence[str] | None = None,
+    thread_actions: Sequence[Any] | None = None,
     console: Any = None,
 ) -> None:
-    """Print actions as a rich table (step, agent, node, type, name, status, replay, tokens, ms)."""
+    """Print actions as a rich table (position, agent, node, type, name, status, replay...).
+
+    ``position`` is the action's number in its thread (1, 2, 3...): its place in
+    ``thread_actions`` (every action of the thread) when given, else in ``actions``.
+    """
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -292,7 +304,7 @@ def print_actions(
     console = console or Console(width=130)
     table = Table(title=title, title_justify="left")
     for col, just in (
-        ("step", "right"),
+        ("position", "right"),
         ("agent", "left"),
         ("node", "left"),
         ("type", "left"),
@@ -305,13 +317,14 @@ def print_actions(
     ):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
     colour = {"completed": "green", "failed": "red", "running": "yellow", "pending": "yellow"}
+    numbered = {x.action_id: n for n, x in enumerate(thread_actions or actions, 1)}
     for a in actions:
         if types and a.action_type not in types:
             continue
         status = a.status
         c = colour.get(status)
         table.add_row(
-            str(a.step_index),
+            str(numbered[a.action_id]),
             escape(a.agent_id or ""),
             escape(a.node or ""),
             a.action_type,

@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         and a.action_type == "function"
         and any(a.input["args"][0] == it for it, _ in FLAKY)
     ]
-    print_actions(retried, "the retried scrapes (iterations with a 503)")
+    print_actions(retried, "the retried scrapes (iterations with a 503)", thread_actions=actions)
 
     # The SQL an operator would run: which call failed, and why?
     query = sql.SQL(FAILED_CALLS_SQL).format(schema=sql.Identifier(args.schema))

@@ -208,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
 
     with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
         print_actions(
-            saver.list_actions(thread, action_type=["llm_completion", "function"]),
+            saver.list_actions(thread),
             "the action log: the send is still 'running' (outcome unknown)",
+            types=("llm_completion", "function"),
         )
 
         print("\n3. ask the mail server whether a message with this idempotency key was accepted")

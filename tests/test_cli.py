@@ -544,7 +544,24 @@ def test_step_is_the_langgraph_step_of_the_thread(
     assert [a["step_index"] for a in ok_nodes] != [a["step_index"] for a in fresh_nodes]
     human = runner.invoke(app, ["show", data["ok"], "--dsn", dsn, "--schema", schema])
     header = next(line for line in human.stdout.splitlines() if "type" in line)
-    assert "step" in header and "seq" in header
+    assert "position" in header and "step" in header and "seq" not in header
+
+
+def test_position_numbers_actions_per_thread(data: dict[str, str], dsn: str, schema: str) -> None:
+    base = ["--dsn", dsn, "--schema", schema, "--json"]
+    for thread in data.values():
+        actions = cli("show", thread, *base)["actions"]
+        assert [a["position"] for a in actions] == list(range(1, len(actions) + 1))
+    # the log's order is shared by every thread: one thread's step_index has gaps
+    ok = cli("show", data["ok"], *base)["actions"]
+    assert ok[-1]["step_index"] > len(ok)
+    inflight = cli("inflight", *base)["inflight"]
+    running = cli("show", data["running"], *base)["actions"]
+    want = {a["action_id"]: a["position"] for a in running}
+    assert [a["position"] for a in inflight] == [want[a["action_id"]] for a in inflight] == [1]
+    human = runner.invoke(app, ["inflight", "--dsn", dsn, "--schema", schema])
+    header = next(line for line in human.stdout.splitlines() if "type" in line)
+    assert "position" in header and "seq" not in header
 
 
 def test_archive_any_thread_id(saver: ActionSaver, dsn: str, schema: str, tmp_path: Path) -> None:

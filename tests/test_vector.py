@@ -198,6 +198,11 @@ def test_cli_similar(pg18_saver: ActionSaver, pg18_dsn: str) -> None:
     assert out["embedded"] == 8
     assert {r["thread_id"] for r in out["results"]} == {"t-429a", "t-429b"}
     assert all("429" in r["error"] for r in out["results"])
+    show = ["--dsn", pg18_dsn, "--schema", pg18_saver.schema, "--json"]
+    for r in out["results"]:  # the hit's number in its thread, as `show` numbers it
+        shown = json.loads(CliRunner().invoke(app, ["show", r["thread_id"], *show]).stdout)
+        want = {a["action_id"]: a["position"] for a in shown["actions"]}
+        assert r["position"] == want[r["action_id"]] >= 1
 
 
 def test_action_text_is_compact_and_bounded() -> None:

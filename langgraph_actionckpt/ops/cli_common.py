@@ -22,29 +22,70 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import psycopg
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.errors import ActionCkptError
+from langgraph_actionckpt.ops.display import cell, json_text, safe
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
 T = TypeVar("T")
 
+FLAG = ""
+"""Metavar of on/off options: typer would show ``<bool>`` as if they took a value."""
+
+_METAVARS = {"<str>": "TEXT", "<int>": "N", "<float>": "NUMBER", "<path>": "PATH", "<bool>": FLAG}
+
+
+def _name_values(command: TyperCommand | TyperGroup, ctx: Any) -> None:
+    """Placeholders users read (TEXT, N, PATH; none for flags), not typer's ``<str>`` tags."""
+    for p in command.get_params(ctx):
+        if isinstance(p, TyperOption) and p.metavar is None:
+            tag = p.display_type(ctx)
+            p.metavar = FLAG if p.is_flag else _METAVARS.get(tag or "", tag)
+        elif isinstance(p, TyperArgument) and p.metavar is None and p.name:
+            p.metavar = p.name.upper()  # THREAD, as the docstrings name it
+            # typer tags an argument with its Python type whatever its metavar says
+            p.display_type_rich = lambda ctx: None  # type: ignore[method-assign]
+
+
+class Command(TyperCommand):
+    """A command whose help shows value placeholders, not Python type tags."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _name_values(self, ctx)
+        super().format_help(ctx, formatter)
+
+
+class Group(TyperGroup):
+    """The command group, with the help of :class:`Command`."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _name_values(self, ctx)
+        super().format_help(ctx, formatter)
+
+
+# Help is plain text: rich markup would swallow any "[...]" in it ("schema [ro]").
 app = typer.Typer(
     name="actionckpt",
     help="Inspect and maintain langgraph-actionckpt action logs and checkpoints.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    cls=Group,
 )
-embedded_app = typer.Typer(help="Manage the embedded PostgreSQL server.", no_args_is_help=True)
+embedded_app = typer.Typer(
+    help="Manage the embedded PostgreSQL server.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=Group,
+)
 app.add_typer(embedded_app, name="embedded")
-
-FLAG = ""
-"""Metavar of on/off options: typer would show ``<bool>`` as if they took a value."""
 
 
 def flag(decls: str, help: str) -> Any:
@@ -54,9 +95,16 @@ def flag(decls: str, help: str) -> Any:
 
 DsnOpt = Annotated[
     str | None,
-    typer.Option("--dsn", help="PostgreSQL DSN [default: $ACTIONCKPT_DSN, else embedded]"),
+    typer.Option(
+        "--dsn",
+        metavar="DSN",
+        help="PostgreSQL connection string [default: $ACTIONCKPT_DSN, else the embedded "
+        "server, shared by every process of this user]",
+    ),
 ]
-SchemaOpt = Annotated[str | None, typer.Option("--schema", help="Schema [default: actionckpt]")]
+SchemaOpt = Annotated[
+    str | None, typer.Option("--schema", metavar="NAME", help="Schema [default: actionckpt]")
+]
 JsonOpt = Annotated[bool | None, flag("--json/--no-json", "Print one JSON document.")]
 
 
@@ -95,9 +143,19 @@ def resolve_dsn(dsn: str | None) -> str:
     env = os.environ.get("ACTIONCKPT_DSN")
     if env:
         return env
-    from langgraph_actionckpt.embedded import embedded_dsn
+    from langgraph_actionckpt.embedded import embedded_data_dir, embedded_dsn
 
-    return embedded_dsn()
+    data_dir = embedded_data_dir()
+    was_running = (data_dir / "postmaster.pid").exists()
+    dsn = embedded_dsn()
+    if not was_running:  # said once, by the process that started it
+        ERR.print(
+            f"started the embedded PostgreSQL in {safe(data_dir)}: one server shared by every "
+            "process of this user on this machine (actionckpt embedded stop; --dsn or "
+            "ACTIONCKPT_DSN for another database)",
+            soft_wrap=True,
+        )
+    return dsn
 
 
 def schema_of(s: Settings) -> str:
@@ -179,14 +237,15 @@ def command(
         del run.__wrapped__  # type: ignore[attr-defined]  # typer reads the signature below
         run.__annotations__ = {}
         run.__signature__ = inspect.Signature([_CTX, *own, *shared])  # type: ignore[attr-defined]
-        on.command(name)(run)
+        on.command(name, cls=Command)(run)
         return run
 
     return register
 
 
-OUT = Console(highlight=False, soft_wrap=False, width=160)
-ERR = Console(stderr=True, highlight=False)
+# No emoji codes, no highlighting: what rows hold is printed as it is (ops/display.py).
+OUT = Console(highlight=False, emoji=False, soft_wrap=False, width=160)
+ERR = Console(stderr=True, highlight=False, emoji=False)
 
 
 def new_progress(**options: Any) -> Progress:
@@ -204,16 +263,8 @@ def new_progress(**options: Any) -> Progress:
 
 
 def emit_json(obj: Any) -> None:
-    """Print one JSON document on stdout.
-
-    A lone surrogate (stored by the saver, not encodable as UTF-8) is written as
-    its JSON escape, which ``json.loads`` reads back as the same string.
-    """
-    text = json.dumps(obj, default=str, ensure_ascii=False)
-    typer.echo(_LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+    """Print one JSON document on stdout."""
+    typer.echo(json_text(obj))
 
 
 def guard(s: Settings, fn: Callable[[], T]) -> T:
@@ -225,7 +276,7 @@ def guard(s: Settings, fn: Callable[[], T]) -> T:
         if s.json:
             emit_json({"error": msg, "type": type(exc).__name__})
         else:
-            ERR.print(f"[red]error:[/red] {escape(msg)}")
+            ERR.print(f"[red]error:[/red] {safe(msg)}")
         raise typer.Exit(1) from exc
 
 
@@ -293,12 +344,11 @@ def fmt_short(value: Any, width: int = 60) -> str:
 _STATUS_STYLE = {"failed": "red", "running": "yellow", "pending": "yellow", "completed": "green"}
 
 
-def fmt_status(text: str | None) -> str:
-    """A status with its color."""
+def fmt_status(text: str | None) -> Text:
+    """A status with its color (as data: a status is read from a row)."""
     if text is None:
-        return "-"
-    style = _STATUS_STYLE.get(text)
-    return f"[{style}]{text}[/{style}]" if style else escape(text)
+        return Text("-")
+    return cell(text, _STATUS_STYLE.get(text))
 
 
 def say_empty(s: Settings, text: str) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.ops.cli_common import (
@@ -30,6 +29,7 @@ from langgraph_actionckpt.ops.cli_common import (
     open_schema,
     schema_of,
 )
+from langgraph_actionckpt.ops.display import safe
 
 KeyOpt = Annotated[
     list[str],
@@ -141,9 +141,10 @@ def _run(
 
 
 def _report(result: Any) -> None:
+    key = safe(repr(result.active))
     for table, n in result.resealed.items():
         OUT.print(
-            f"{table}: {n} rows sealed with key {result.active!r}, {result.skipped[table]} "
+            f"{table}: {n} rows sealed with key {key}, {result.skipped[table]} "
             "changed by a writer meanwhile"
         )
     for table, threads in result.plaintext.items():
@@ -151,11 +152,11 @@ def _report(result: Any) -> None:
         more = f" and {len(threads) - 20} more" if len(threads) > 20 else ""
         OUT.print(
             f"{table}: values stored in plain text LEFT AS THEY ARE (not authenticated: "
-            f"anyone with database access may have written them) in threads {escape(shown)}"
+            f"anyone with database access may have written them) in threads {safe(shown)}"
             f"{more}; check them, then name their threads with --accept-plaintext THREAD"
         )
     if result.done:
-        OUT.print(f"done: every value is sealed with key {result.active!r}")
+        OUT.print(f"done: every value is sealed with key {key}")
     elif not result.plaintext:
         OUT.print(f"not done, run again: rows left {result.remaining}")
 

@@ -18,6 +18,7 @@ from langgraph_actionckpt.ops.cli_common import (
     schema_of,
 )
 from langgraph_actionckpt.ops.cli_crypto import ActiveOpt, ReadKeyOpt, keyring_from
+from langgraph_actionckpt.ops.display import cell
 
 
 @command()
@@ -88,4 +89,4 @@ def fork(
     if s.json:
         emit_json({"thread_id": new_id, "forked_from": thread, "action_id": action_id})
     else:
-        OUT.print(new_id)
+        OUT.print(cell(new_id))

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from langgraph_actionckpt.ops.cli_common import (
     OUT,
@@ -27,6 +26,7 @@ from langgraph_actionckpt.ops.cli_common import (
     read,
     schema_of,
 )
+from langgraph_actionckpt.ops.display import cell, safe
 
 
 @contextmanager
@@ -51,13 +51,13 @@ def print_result(title: str, data: dict[str, Any]) -> None:
     heading = f"{title} (dry run: nothing changed)" if dry else title
     table = new_table(heading, ("what", "value"), right=("value",), show_header=False)
     for k, v in data.items():
-        table.add_row(k, f"{v:.2f}" if isinstance(v, float) else escape(str(v)))
+        table.add_row(cell(k), f"{v:.2f}" if isinstance(v, float) else cell(v))
     OUT.print(table)
     if dry:
         if not ids:
             OUT.print(f"no threads would be affected by {title}")
         for thread_id in ids[:_LISTED]:
-            OUT.print(f"would {title}: {escape(thread_id[:200])}")
+            OUT.print(f"would {title}: {safe(thread_id[:200])}")
         if len(ids) > _LISTED:
             OUT.print(f"... and {len(ids) - _LISTED} more (--json lists them all)")
 
@@ -146,9 +146,9 @@ def import_(
 
     r = read(s, lambda conn, sch: archiving.import_archive(conn, sch, path))
     if not printed(s, lambda: {**r.to_dict(), "path": path}):
-        OUT.print(f"imported {r.imported} actions from {escape(path)}")
+        OUT.print(f"imported {r.imported} actions from {safe(path)}")
         for skip in r.skipped:
-            OUT.print(f"skipped {escape(repr(skip['file']))}: {escape(repr(skip['reason']))}")
+            OUT.print(f"skipped {safe(repr(skip['file']))}: {safe(repr(skip['reason']))}")
     if r.skipped:  # the others are in; exit 1 says some are not
         raise typer.Exit(1)
 
@@ -221,7 +221,7 @@ def embedded_status(s: Settings) -> None:
     if not printed(s, lambda: info):
         state = "[green]running[/green]" if info["running"] else "stopped"
         pid = f" (pid {info['pid']})" if info["pid"] else ""
-        OUT.print(f"embedded PostgreSQL: {state}{pid}, data in {escape(info['data_dir'])}")
+        OUT.print(f"embedded PostgreSQL: {state}{pid}, data in {safe(info['data_dir'])}")
 
 
 @command("stop", on=embedded_app)

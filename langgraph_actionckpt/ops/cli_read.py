@@ -7,7 +7,6 @@ import os
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from langgraph_actionckpt.ops.cli_common import (
     ERR,
@@ -29,6 +28,7 @@ from langgraph_actionckpt.ops.cli_common import (
     schema_of,
 )
 from langgraph_actionckpt.ops.cli_crypto import ReadKeyOpt, keyring_or_none
+from langgraph_actionckpt.ops.display import cell, safe
 
 
 def _step(step: int | None) -> str:
@@ -74,14 +74,14 @@ def runs(
     columns = ("thread", "status", "actions", "by type", "last action", "age")
     table = new_table(f"runs in {schema_of(s)}", columns, right=("actions", "age"))
     for r in rows:
-        last = f"{r.last_action_type or ''} {r.last_action_name or ''}".strip()
+        last = cell(f"{r.last_action_type or ''} {r.last_action_name or ''}".strip())
         if r.last_action_status == "failed":
-            last += f" [red]{escape(fmt_short(r.last_error, 40))}[/red]"
+            last.append(" ").append(cell(fmt_short(r.last_error, 40), "red"))
         table.add_row(
-            escape(r.thread_id),
+            cell(r.thread_id),
             fmt_status(r.status),
             str(r.actions),
-            escape(", ".join(f"{k}={v}" for k, v in sorted(r.by_type.items()))),
+            cell(", ".join(f"{k}={v}" for k, v in sorted(r.by_type.items()))),
             last,
             fmt_age(r.age_seconds),
         )
@@ -99,30 +99,30 @@ def show(
     if printed(s, tl.to_dict):
         return
     if not tl.actions:
-        ERR.print(f"no actions for thread {escape(repr(thread))} in schema {schema_of(s)}")
+        ERR.print(f"no actions for thread {safe(repr(thread))} in schema {schema_of(s)}")
         raise typer.Exit(1)
     title = (
-        f"{escape(thread)}: {tl.status} - {len(tl.actions)} actions, "
+        f"{safe(thread)}: {safe(tl.status)} - {len(tl.actions)} actions, "
         f"{tl.executed} executed, {tl.replayed} replayed, {tl.tokens} tokens"
     )
-    # step: the LangGraph superstep of the thread; seq: the action log's own order
+    # position: the action's number in the thread; step: the LangGraph superstep
     traced = any(a.trace_id for a in tl.actions)  # OpenTelemetry was on for some actions
-    columns = ("step", "seq", "type", "name", "status", "ms", "tokens", "replayed", "error")
+    columns = ("position", "step", "type", "name", "status", "ms", "tokens", "replayed", "error")
     table = new_table(
-        title, columns + (("trace",) if traced else ()), right=("step", "seq", "ms", "tokens")
+        title, columns + (("trace",) if traced else ()), right=("position", "step", "ms", "tokens")
     )
     for a in tl.actions:
-        trace = [escape(a.trace_id or "")] if traced else []
+        trace = [cell(a.trace_id)] if traced else []
         table.add_row(
+            str(a.position),
             _step(a.step),
-            str(a.step_index),
-            escape(a.action_type),
-            escape(a.name or ""),
+            cell(a.action_type),
+            cell(a.name),
             fmt_status(a.status),
             f"{a.duration_ms:.1f}" if a.duration_ms is not None else "",
             str(a.tokens) if a.tokens is not None else "",
             f"[cyan]replayed x{a.replayed}[/cyan]" if a.replayed else "executed",
-            f"[red]{escape(fmt_short(a.error))}[/red]" if a.error else "",
+            cell(fmt_short(a.error), "red") if a.error else "",
             *trace,
         )
     OUT.print(table)
@@ -143,9 +143,9 @@ def failed(s: Settings, limit: RunLimitOpt = 50, key: ReadKeyOpt = None) -> None
     table = new_table("failed runs", ("thread", "last action", "error", "age"))
     for r in rows:
         table.add_row(
-            escape(r.thread_id),
-            escape(f"{r.last_action_type} {r.last_action_name or ''}"),
-            f"[red]{escape(fmt_short(r.last_error, 80))}[/red]",
+            cell(r.thread_id),
+            cell(f"{r.last_action_type} {r.last_action_name or ''}"),
+            cell(fmt_short(r.last_error, 80), "red"),
             fmt_age(r.age_seconds),
         )
     OUT.print(table)
@@ -163,15 +163,15 @@ def inflight(s: Settings, older_than: OlderThanOpt = None, limit: ActionLimitOpt
     empty = None if rows else f"no in-flight actions in schema {schema_of(s)}"
     if printed(s, lambda: {"inflight": [r.to_dict() for r in rows]}, empty):
         return
-    columns = ("thread", "step", "seq", "type", "name", "status", "idempotent", "age")
+    columns = ("thread", "position", "step", "type", "name", "status", "idempotent", "age")
     table = new_table("in-flight actions (outcome unknown after a crash)", columns)
     for a in rows:
         table.add_row(
-            escape(a.thread_id),
+            cell(a.thread_id),
+            str(a.position),
             _step(a.step),
-            str(a.step_index),
-            escape(a.action_type),
-            escape(a.name or ""),
+            cell(a.action_type),
+            cell(a.name),
             fmt_status(a.status),
             "yes" if a.idempotent else "[yellow]no[/yellow]",
             fmt_age(a.age_seconds),
@@ -222,14 +222,14 @@ def stats(s: Settings) -> None:
     a = new_table(title, ("type", "status", "count"), right=("count",))
     for typ, by_status in st.actions_by_type_status.items():
         for status, n in by_status.items():
-            a.add_row(escape(typ), fmt_status(status), str(n))
+            a.add_row(cell(typ), fmt_status(status), str(n))
     OUT.print(a)
     if reuse:
         title = "reuse by meaning: hits (exact, semantic) and misses"
         saved = ("actions", "input saved", "output saved", "tokens saved")
         r = new_table(title, ("type", "outcome", *saved), right=saved)
         for typ, outcome, n, tin, tout, tot in reuse:
-            r.add_row(escape(typ), outcome, str(n), str(tin), str(tout), str(tot))
+            r.add_row(cell(typ), cell(outcome), str(n), str(tin), str(tout), str(tot))
         OUT.print(r)
 
 
@@ -276,10 +276,11 @@ def similar(
 ) -> None:
     """Find the actions most similar to TEXT (pgvector cosine distance)."""
     from langgraph_actionckpt.errors import VectorUnavailableError
+    from langgraph_actionckpt.ops import reports
 
     spec = embeddings or os.environ.get("ACTIONCKPT_EMBEDDINGS")
 
-    def body() -> tuple[int, list[tuple[Any, float]]]:
+    def body() -> tuple[int, list[tuple[Any, float]], dict[tuple[str, int], int]]:
         if not spec:
             raise VectorUnavailableError(
                 "no embedding model: pass --embeddings local (offline), openai or "
@@ -292,34 +293,42 @@ def similar(
             index = VectorIndex(conn, schema_of(s), model, encryption=keyring_or_none(key))
             index.ensure()
             n = index.embed_pending() if embed_pending else 0
-            return n, index.similar_actions(text, k, action_type=action_type, status=status)
+            hits = index.similar_actions(text, k, action_type=action_type, status=status)
+            keys = [(r.thread_id, r.step_index) for r, _ in hits if r.step_index is not None]
+            return n, hits, reports.positions(conn, keys, schema_of(s))
 
-    embedded, hits = guard(s, body)
+    embedded, hits, at = guard(s, body)
     empty = None if hits else "no similar actions (nothing embedded matches the filters)"
-    if printed(s, lambda: _similar_json(text, embedded, hits), empty):
+    if printed(s, lambda: _similar_json(text, embedded, hits, at), empty):
         return
-    columns = ("distance", "thread", "step", "seq", "type", "name", "status", "error/output")
-    table = new_table(f"nearest to {escape(fmt_short(text, 60))!r}", columns)
+    columns = ("distance", "thread", "position", "step", "type", "name", "status", "error/output")
+    table = new_table(f"nearest to {safe(repr(fmt_short(text, 60)))}", columns)
     for r, d in hits:
         table.add_row(
             f"{d:.3f}",
-            escape(r.thread_id),
+            cell(r.thread_id),
+            str(at.get((r.thread_id, r.step_index), "")),
             _step(r.step),
-            str(r.step_index),
-            escape(r.action_type),
-            escape(r.name or ""),
+            cell(r.action_type),
+            cell(r.name),
             fmt_status(r.status),
-            escape(fmt_short(r.error if r.error is not None else r.output)),
+            cell(fmt_short(r.error if r.error is not None else r.output)),
         )
     OUT.print(table)
 
 
-def _similar_json(text: str, embedded: int, hits: list[tuple[Any, float]]) -> dict[str, Any]:
+def _similar_json(
+    text: str,
+    embedded: int,
+    hits: list[tuple[Any, float]],
+    at: dict[tuple[str, int], int],
+) -> dict[str, Any]:
     """``similar --json``: the query, how many actions were embedded first, the hits."""
     results = []
     for r, d in hits:
         fields = ("thread_id", "step_index", "step", "action_id", "action_type", "name", "status")
         hit = {"distance": d, **{f: getattr(r, f) for f in fields}}
+        hit["position"] = at.get((r.thread_id, r.step_index))
         for long in ("error", "output"):  # cut: a hit is for finding, not for reading
             value = getattr(r, long)
             hit[long] = fmt_short(value, 500) if value is not None else None

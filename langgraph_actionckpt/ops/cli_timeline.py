@@ -21,6 +21,7 @@ from langgraph_actionckpt.ops.cli_common import (
     schema_of,
 )
 from langgraph_actionckpt.ops.cli_crypto import ReadKeyOpt, keyring_or_none
+from langgraph_actionckpt.ops.display import safe
 
 
 @command(json_option=False)
@@ -47,7 +48,7 @@ def timeline(
             q = ActionQueries(schema_of(s), keyring_or_none(key))
             rows = SyncDriver(conn).run(lambda: plan_list(q, thread))
         if not rows:
-            ERR.print(f"no actions for thread {thread!r} in schema {schema_of(s)}")
+            ERR.print(f"no actions for thread {safe(repr(thread))} in schema {schema_of(s)}")
             raise typer.Exit(1)
         return render_timeline(rows)
 
@@ -57,7 +58,7 @@ def timeline(
         html = Path("timeline-" + thread_file_name(thread).removesuffix(".jsonl") + ".html")
     if html is not None:
         html.write_text(page, encoding="utf-8")
-        OUT.print(f"wrote {html}")
+        OUT.print(f"wrote {safe(html)}")
     if serve:
         folder = Path(tempfile.mkdtemp(prefix="actionckpt-timeline-"))
         (folder / "index.html").write_text(page, encoding="utf-8")

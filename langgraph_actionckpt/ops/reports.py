@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from psycopg import sql
@@ -251,8 +251,8 @@ class TimelineRow(_Jsonable):
     """One action of a thread's timeline.
 
     Attributes:
-        step_index: Position in the action log (a sequence shared by every
-            thread: increasing within a thread, not consecutive).
+        step_index: Order in the whole action log (one sequence shared by
+            every thread: increasing within a thread, with gaps); see ``position``.
         step: The LangGraph superstep the action ran in (``None`` outside a graph).
         action_type: ``node``, ``llm_completion``, ``tool_call``...
         name: Node, model, tool or function name.
@@ -267,6 +267,7 @@ class TimelineRow(_Jsonable):
         error: The error (decoded JSON) of a failed action.
         action_id: The idempotency key.
         trace_id: The OpenTelemetry trace that recorded it (README "OpenTelemetry").
+        position: The action's number in its thread: 1, 2, 3... in log order.
     """
 
     step_index: int | None
@@ -284,6 +285,7 @@ class TimelineRow(_Jsonable):
     error: Any
     action_id: str
     trace_id: str | None = None
+    position: int = 0
 
     @classmethod
     def from_record(cls, r: ActionRecord) -> TimelineRow:
@@ -344,6 +346,8 @@ def thread_timeline(
     ring = keyring or getattr(target, "encryption", None)
     records = driver.run(lambda: plan_list(ActionQueries(sch, ring), thread_id))
     rows = [TimelineRow.from_record(r) for r in records]
+    for n, row in enumerate(rows, 1):  # plan_list reads in step_index order
+        row.position = n
     status: str | None = None
     if rows:
         if any(r.status in INFLIGHT for r in rows):
@@ -371,7 +375,7 @@ class InflightAction(_Jsonable):
 
     Attributes:
         thread_id: The thread.
-        step_index: Position in the action log (shared sequence).
+        step_index: Order in the whole action log (shared by every thread).
         action_id: The idempotency key.
         action_type: Its type.
         name: Its name.
@@ -381,6 +385,7 @@ class InflightAction(_Jsonable):
         attempt: Attempt number.
         started_at: Start time.
         age_seconds: Seconds since it started.
+        position: The action's number in its thread: 1, 2, 3... in log order.
     """
 
     thread_id: str
@@ -394,12 +399,15 @@ class InflightAction(_Jsonable):
     started_at: dt.datetime
     age_seconds: float
     step: int | None = None
+    position: int = 0
 
 
 _INFLIGHT_SQL = """
 SELECT thread_id, step_index, action_id, action_type, name, status, idempotent, attempt,
-       started_at, EXTRACT(EPOCH FROM (now() - started_at))::float8, step
-FROM {s}.actions
+       started_at, EXTRACT(EPOCH FROM (now() - started_at))::float8, step,
+       (SELECT count(*) FROM {s}.actions y
+        WHERE y.thread_id = a.thread_id AND y.step_index <= a.step_index)::int
+FROM {s}.actions a
 WHERE status IN ('pending', 'running') AND completed_at IS NULL
   AND (%(older)s::timestamptz IS NULL OR started_at < %(older)s::timestamptz)
 ORDER BY started_at, thread_id, step_index
@@ -560,3 +568,37 @@ def migration_sql(schema: str = DEFAULT_SCHEMA) -> str:
         schema: The schema name (validated: letters, digits, underscore).
     """
     return _migration_sql(validate_schema(schema))
+
+
+_POSITIONS_SQL = """
+SELECT k.thread_id, k.step_index,
+       (SELECT count(*) FROM {s}.actions y
+        WHERE y.thread_id = k.thread_id AND y.step_index <= k.step_index)::int
+FROM unnest(%(threads)s::text[], %(steps)s::bigint[]) AS k(thread_id, step_index)
+"""
+
+
+def _plan_positions(schema: str, keys: list[tuple[str, int]]) -> Plan[dict[tuple[str, int], int]]:
+    args = {"threads": [k[0] for k in keys], "steps": [k[1] for k in keys]}
+    rows = yield Op(_q(schema, _POSITIONS_SQL), args, "all")
+    return {(t, i): n for t, i, n in rows}
+
+
+def positions(
+    target: Target, keys: Iterable[tuple[str, int]], schema: str | None = None
+) -> dict[tuple[str, int], int]:
+    """Each action's number in its thread (1, 2, 3... in log order).
+
+    Args:
+        target: Connection, pool or saver.
+        keys: ``(thread_id, step_index)`` of the actions.
+        schema: The schema.
+
+    Returns:
+        ``position`` by ``(thread_id, step_index)``.
+    """
+    sch = schema_for(target, schema)
+    wanted = list(dict.fromkeys(keys))
+    if not wanted:
+        return {}
+    return driver_for(target).run(lambda: _plan_positions(sch, wanted))

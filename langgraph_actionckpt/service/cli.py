@@ -8,7 +8,9 @@ other commands work without the ``service`` extra.
 
 from __future__ import annotations
 
+import logging
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Annotated
@@ -16,12 +18,18 @@ from typing import Annotated
 import typer
 
 from langgraph_actionckpt.ops.cli import app
-from langgraph_actionckpt.ops.cli_common import DsnOpt, SchemaOpt, resolve_dsn, settings
+from langgraph_actionckpt.ops.cli_common import (
+    Command,
+    DsnOpt,
+    SchemaOpt,
+    resolve_dsn,
+    settings,
+)
 
 __all__ = ["app", "main", "serve"]
 
 
-@app.command()
+@app.command(cls=Command)
 def serve(
     ctx: typer.Context,
     listen: Annotated[
@@ -29,7 +37,10 @@ def serve(
     ] = "127.0.0.1:50051",
     token_file: Annotated[
         Path | None,
-        typer.Option("--token-file", help="Bearer tokens, one 'token tenant schema [ro]' a line"),
+        typer.Option(
+            "--token-file",
+            help="Bearer tokens, one 'token tenant schema [ro]' a line (ro: read-only)",
+        ),
     ] = None,
     tls_cert: Annotated[Path | None, typer.Option("--tls-cert", help="PEM certificate")] = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key")] = None,
@@ -43,6 +54,14 @@ def serve(
         str | None,
         typer.Option("--cold-url", help="fsspec URL of the cold tier (archived threads)"),
     ] = None,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            "--log-level",
+            metavar="LEVEL",
+            help="debug (each call), info (start and shutdown), warning or error; on stderr",
+        ),
+    ] = "info",
     dsn: DsnOpt = None,
     schema: SchemaOpt = None,
 ) -> None:
@@ -63,6 +82,13 @@ def serve(
     if (tls_cert is None) != (tls_key is None):
         typer.echo("error: --tls-cert and --tls-key go together", err=True)
         raise typer.Exit(2)
+    level = logging.getLevelName(log_level.upper())
+    if not isinstance(level, int):
+        typer.echo(f"error: --log-level: expected debug, info, warning or error; got {log_level!r}")
+        raise typer.Exit(2)
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     s = settings(ctx, dsn, schema, None)
     options = ServiceOptions(
         dsn=resolve_dsn(s.dsn),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +42,15 @@ __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "ServiceOptions", "Server", "serve"]
 SERVICE = pb.DESCRIPTOR.services_by_name["CheckpointService"]
 SERVICE_NAME = SERVICE.full_name
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+log = logging.getLogger("langgraph_actionckpt.service")
+
+
+class _CallLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Each call's method at debug level (``actionckpt serve --log-level debug``)."""
+
+    async def intercept_service(self, continuation: Any, details: Any) -> Any:
+        log.debug("call %s", details.method)
+        return await continuation(details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,11 +146,14 @@ class Server:
             savers = _Savers(pool, dsn, stack)
             for schema in tenants.schemas[:_EAGER]:
                 await savers.get(schema)  # fail fast on a database we cannot migrate
+            # only when asked for: the interceptor costs every call an await
+            calls = [_CallLog()] if log.isEnabledFor(logging.DEBUG) else []
             server = grpc.aio.server(
+                interceptors=calls,
                 options=[
                     ("grpc.max_receive_message_length", o.max_request_bytes),
                     ("grpc.max_send_message_length", -1),
-                ]
+                ],
             )
             cold = ColdTier(o.cold_url, o.cold_options) if o.cold_url else None
             servicer = CheckpointServicer(savers.get, tenants, LeaseTable(), cold)
@@ -166,9 +179,17 @@ class Server:
             self._server = server
             self._stop = asyncio.Event()
             self._ready.set()
+            log.info(
+                "listening on %s (schemas %s, %s)",
+                self.target,
+                ", ".join(tenants.schemas) or o.schema,
+                "TLS" if o.tls_cert else "no TLS",
+            )
             await self._stop.wait()
+            log.info("shutting down: calls in flight get %.1f s", self._grace)
             await health.enter_graceful_shutdown()
             await server.stop(self._grace)
+            log.info("stopped")
 
     @staticmethod
     def _bind(server: grpc.aio.Server, o: ServiceOptions) -> int:

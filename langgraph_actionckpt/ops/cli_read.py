@@ -224,7 +224,7 @@ EMBEDDING_SHORTHANDS = {
     "local": "langgraph_actionckpt.ops.embeddings:LocalEmbeddings",
     "openai": "langchain_openai:OpenAIEmbeddings",
 }
-"""``--embeddings local`` (offline all-MiniLM-L6-v2, the local-embeddings extra) and ``openai``."""
+"""``--embeddings local`` (offline USE multilingual v3, the local-embeddings extra), ``openai``."""
 
 
 def load_embeddings(spec: str) -> Any:
@@ -251,7 +251,7 @@ def similar(
     embeddings: Annotated[
         str | None,
         typer.Option(
-            help="local (offline all-MiniLM-L6-v2, the local-embeddings extra), openai, or a "
+            help="local (offline USE multilingual v3, the local-embeddings extra), openai, or a "
             "model as module:attr [default: $ACTIONCKPT_EMBEDDINGS]"
         ),
     ] = None,

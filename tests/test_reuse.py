@@ -9,6 +9,7 @@ PostgreSQL 18 (pgvector); exact reuse needs neither and also runs on PG15.
 
 from __future__ import annotations
 
+# ruff: noqa: RUF001  (requests in other scripts are what the contrast tests check)
 import importlib.util
 import operator
 import uuid
@@ -159,6 +160,45 @@ def test_contrast_refuses_what_a_threshold_cannot() -> None:
         )
         is None
     )
+
+
+# Issue 34: each pair was served by the English-only check; one test per case.
+REFUSED = [
+    ("tense", "Is my flight UA 312 delayed?", "Was my flight UA 312 delayed?", "tense differs"),
+    ("tense-future", "When will the migration finish?", "When did the migration finish?",
+     "tense differs"),
+    ("scope-all", "Mute all channels.", "Mute this channel.", "quantifier differs"),
+    ("scope-entire", "Email the entire marketing team.", "Email the marketing team lead.",
+     "quantifier differs"),
+    ("constraint", "List hotels in Lisbon.", "List hotels in Lisbon that allow pets.",
+     "a clause added or dropped"),
+    ("constraint-2", "Write a regex for email addresses.",
+     "Write a regex for email addresses that rejects plus-addressing.",
+     "a clause added or dropped"),
+    ("full-width", "Book a table for 4 people.", "Book a table for ５ people.", "numbers differ"),
+    ("arabic-indic", "Book a table for 4 people.", "Book a table for ٥ people.", "numbers differ"),
+    ("chinese-numerals", "帮我订三张电影票。", "帮我订五张电影票。", "numbers differ"),
+    ("chinese-negation", "明天会下雨吗?", "明天不会下雨吗?", "negation differs"),
+    ("german-nicht", "Schalte das Licht in der Küche ein.",
+     "Schalte das Licht in der Küche nicht ein.", "negation differs"),
+    ("russian-ne", "Включи свет.", "Не включай свет.", "negation differs"),
+    ("number-words-two-edits", "Order forty blue pens for the office.",
+     "Order sixty red pens for the office.", "numbers differ"),
+    ("number-words", "Reserve ninety seats for the gala.", "Reserve seventy chairs for the gala.",
+     "numbers differ"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("a", "b", "why"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_contrast_refuses_the_issues_cases(a: str, b: str, why: str) -> None:
+    assert contrast(f"human: {a}", f"human: {b}") == why
+    assert contrast(f"human: {b}", f"human: {a}") == why
+
+
+def test_the_same_number_in_another_script_is_the_same_request() -> None:
+    for other in ("４", "٤", "four", "四"):
+        assert contrast("human: Book 4 seats.", f"human: Book {other} seats.") is None
+    assert contrast("human: Convert $5 to yen.", "human: Convert 5 dollars to yen.") is None
 
 
 def test_calibrate_keeps_wrong_reuse_under_target() -> None:

@@ -398,6 +398,35 @@ async def test_semantic_reuse_with_the_real_model(
 
 
 @needs_model
+def test_cli_stats_show_what_was_refused_and_why(
+    pg18_dsn: str, tmp_path: Path, embeddings: Any
+) -> None:
+    import asyncio
+    import json
+
+    from typer.testing import CliRunner
+
+    from langgraph_actionckpt.ops.cli import app
+
+    seen: dict[str, Any] = {}
+
+    def stats(schema: str) -> None:
+        base = ["stats", "--dsn", pg18_dsn, "--schema", schema]
+        result = CliRunner().invoke(app, [*base, "--json"])
+        assert result.exit_code == 0, (result.stdout, result.exception)
+        seen.update(json.loads(result.stdout))
+        seen["text"] = CliRunner().invoke(app, base).stdout
+
+    model = ScriptedChatModel(calls_file=str(tmp_path / "calls.jsonl"))
+    questions = ["Is my flight UA 312 delayed?", "Was my flight UA 312 delayed?"]
+    policy = SemanticReuse(embeddings, scope="app")
+    asyncio.run(run_all("sync", pg18_dsn, llm_graph(model, "sync"), questions, policy, None, stats))
+    assert len(read_calls(str(tmp_path / "calls.jsonl"))) == 2
+    assert {"reason": "tense differs", "candidates": 1} in seen["reuse_refused"]
+    assert "refused" in seen["text"] and "tense differs" in seen["text"]
+
+
+@needs_model
 @pytest.mark.parametrize("world", WORLDS)
 async def test_verifier_confirms_before_serving(
     world: str, pg18_dsn: str, tmp_path: Path, embeddings: Any

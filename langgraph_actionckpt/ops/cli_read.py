@@ -171,14 +171,15 @@ def stats(s: Settings) -> None:
     """Row counts and sizes per table, actions per type and status, oldest/newest."""
     from langgraph_actionckpt.ops import reports
 
-    def query(conn: Any, schema: str) -> tuple[reports.TableStats, list[Any]]:
+    def query(conn: Any, schema: str) -> tuple[reports.TableStats, list[Any], list[Any]]:
         from langgraph_actionckpt.db.driver import SyncDriver
-        from langgraph_actionckpt.reuse.plans import plan_reuse_stats
+        from langgraph_actionckpt.reuse.plans import plan_reuse_refusals, plan_reuse_stats
 
         reuse = SyncDriver(conn).run(lambda: plan_reuse_stats(schema))
-        return reports.stats(conn, schema), reuse
+        refused = SyncDriver(conn).run(lambda: plan_reuse_refusals(schema))
+        return reports.stats(conn, schema), reuse, refused
 
-    st, reuse = read(s, query)
+    st, reuse, refused = read(s, query)
 
     def doc() -> dict[str, Any]:
         data = st.to_dict()
@@ -186,6 +187,7 @@ def stats(s: Settings) -> None:
             {"action_type": t, "outcome": o, "actions": n, "tokens_saved": tot}
             for t, o, n, _, _, tot in reuse
         ]
+        data["reuse_refused"] = [{"reason": why, "candidates": n} for why, n in refused]
         return data
 
     if printed(s, doc):
@@ -218,6 +220,12 @@ def stats(s: Settings) -> None:
         for typ, outcome, n, tin, tout, tot in reuse:
             r.add_row(escape(typ), outcome, str(n), str(tin), str(tout), str(tot))
         OUT.print(r)
+    if refused:
+        title = "reuse: candidates refused, by reason"
+        f = new_table(title, ("reason", "candidates"), right=("candidates",))
+        for why, n in refused:
+            f.add_row(escape(why), str(n))
+        OUT.print(f)
 
 
 EMBEDDING_SHORTHANDS = {

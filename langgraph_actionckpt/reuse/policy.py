@@ -74,7 +74,7 @@ class SemanticReuse:
         embeddings: Any LangChain ``Embeddings`` (offline: ``LocalEmbeddings``
             from ``langgraph_actionckpt.ops.embeddings``). ``None``: exact reuse only.
         threshold: Cosine similarity a candidate must reach (default calibrated
-            for all-MiniLM-L6-v2 with the contrast check; see the README).
+            for the offline USE multilingual v3 model with the contrast check).
         scope: Results are shared only between runs naming the same scope (an
             app, a tenant).
         verifier: ``verifier(request_text, cached_request_text, cached_record)``

@@ -210,6 +210,38 @@ def test_calibrate_keeps_wrong_reuse_under_target() -> None:
         calibrate(pairs, 1.5)
 
 
+def test_each_entry_learns_its_threshold_from_the_models_answers() -> None:
+    """max_wrong_rate: an entry whose neighbour got its answer serves closer ones sooner;
+    one whose neighbour needed another answer serves only closer ones than that."""
+    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.reuse import Ticket
+
+    policy = SemanticReuse(None, threshold=0.9, max_wrong_rate=0.0, contrast=False)
+    stable = ActionRecord("t1", "a1", "function", "lookup", status="completed", output="42")
+    fickle = ActionRecord("t2", "a2", "function", "lookup", status="completed", output="7")
+
+    def ask(candidate: ActionRecord, similarity: float, answer: Any) -> Any:
+        ticket = Ticket("function", "lookup", "k", f"h{similarity}", "request")
+        chosen, refused = policy.choose(ticket, [(candidate, "cached", similarity)])
+        if chosen is None:  # the model answered; its answer labels what was not served
+            live = ActionRecord("t9", "a9", "function", "lookup", status="completed")
+            live.output = answer
+            policy.learn(live, ticket)
+        return chosen, refused
+
+    assert ask(stable, 0.85, "42")[0] is None  # below the global threshold: the model ran...
+    assert ask(stable, 0.86, "42")[0] is not None  # ...gave the same answer: now served
+    assert ask(fickle, 0.95, "8")[0] is not None  # above the threshold: served
+    assert ask(fickle, 0.70, "8")[0] is None  # a far one runs but is below the floor
+    assert ask(fickle, 0.95, "8")[0] is not None  # so it taught nothing
+    policy.entries.observe(("t2", "a2"), 0.97, False)  # type: ignore[union-attr]
+    chosen, refused = ask(fickle, 0.95, "8")  # a near one needed another answer
+    assert chosen is None and refused[0]["reason"] == "below the entry's threshold"
+    assert ask(fickle, 0.98, "8")[0] is not None  # closer than that is still served
+    with pytest.raises(ConfigurationError):
+        SemanticReuse(None, max_wrong_rate=1.0)
+
+
 def test_policy_options_are_checked() -> None:
     with pytest.raises(ConfigurationError):
         SemanticReuse(None, threshold=1.5)

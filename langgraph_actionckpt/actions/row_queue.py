@@ -22,7 +22,10 @@ def merge_records(records: Sequence[ActionRecord]) -> list[ActionRecord]:
     """Fold several records of one action into one, in arrival order.
 
     Later non-None fields win, except that a terminal status is never replaced
-    by a non-terminal one (a late ``running`` never undoes ``completed``).
+    by a non-terminal one (a late ``running`` never undoes ``completed``), and
+    ``meta`` objects merge key by key within an attempt, as the upsert merges them
+    in the table: a callback's row for a served action keeps the ``reused_from``
+    the replay layer noted (one owner for the row's meta: the merge).
     """
     # nothing to fold (the common case): distinct action ids are distinct keys, told
     # without a (thread, action) tuple a row
@@ -38,17 +41,29 @@ def merge_records(records: Sequence[ActionRecord]) -> list[ActionRecord]:
         if old is None:
             merged[key] = ActionRecord(**{f: getattr(rec, f) for f in _FIELDS})
             continue
+        newer = rec.attempt > old.attempt  # before ``attempt`` itself is folded
         for name in _FIELDS:
             value = getattr(rec, name)
             if name == "status":
-                if old.status in TERMINAL and value not in TERMINAL and rec.attempt <= old.attempt:
+                if old.status in TERMINAL and value not in TERMINAL and not newer:
                     continue
                 old.status = value
             elif name in ("attempt", "replayed"):
                 setattr(old, name, max(getattr(old, name), value))
+            elif name == "meta":
+                old.meta = _merge_meta(old.meta, value, newer)
             elif name in ("idempotent", "replayable") or value is not None:
                 setattr(old, name, value)
     return list(merged.values())
+
+
+def _merge_meta(old: object, new: object, new_attempt: bool) -> object:
+    """``meta`` after a later row: keys merged (later wins); a new attempt starts over."""
+    if new is None:
+        return old
+    if not new_attempt and isinstance(old, dict) and isinstance(new, dict):
+        return {**old, **new}
+    return new
 
 
 class RowQueue:

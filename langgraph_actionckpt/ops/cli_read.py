@@ -184,14 +184,15 @@ def stats(s: Settings) -> None:
     """Row counts and sizes per table, actions per type and status, oldest/newest."""
     from langgraph_actionckpt.ops import reports
 
-    def query(conn: Any, schema: str) -> tuple[reports.TableStats, list[Any]]:
+    def query(conn: Any, schema: str) -> tuple[reports.TableStats, list[Any], list[Any]]:
         from langgraph_actionckpt.db.driver import SyncDriver
-        from langgraph_actionckpt.reuse.plans import plan_reuse_stats
+        from langgraph_actionckpt.reuse.plans import plan_reuse_refusals, plan_reuse_stats
 
         reuse = SyncDriver(conn).run(lambda: plan_reuse_stats(schema))
-        return reports.stats(conn, schema), reuse
+        refused = SyncDriver(conn).run(lambda: plan_reuse_refusals(schema))
+        return reports.stats(conn, schema), reuse, refused
 
-    st, reuse = read(s, query)
+    st, reuse, refused = read(s, query)
 
     def doc() -> dict[str, Any]:
         data = st.to_dict()
@@ -199,6 +200,7 @@ def stats(s: Settings) -> None:
             {"action_type": t, "outcome": o, "actions": n, "tokens_saved": tot}
             for t, o, n, _, _, tot in reuse
         ]
+        data["reuse_refused"] = [{"reason": why, "candidates": n} for why, n in refused]
         return data
 
     if printed(s, doc):
@@ -231,13 +233,19 @@ def stats(s: Settings) -> None:
         for typ, outcome, n, tin, tout, tot in reuse:
             r.add_row(cell(typ), cell(outcome), str(n), str(tin), str(tout), str(tot))
         OUT.print(r)
+    if refused:
+        title = "reuse: candidates refused, by reason"
+        f = new_table(title, ("reason", "candidates"), right=("candidates",))
+        for why, n in refused:
+            f.add_row(cell(why), str(n))
+        OUT.print(f)
 
 
 EMBEDDING_SHORTHANDS = {
     "local": "langgraph_actionckpt.ops.embeddings:LocalEmbeddings",
     "openai": "langchain_openai:OpenAIEmbeddings",
 }
-"""``--embeddings local`` (offline all-MiniLM-L6-v2, the local-embeddings extra) and ``openai``."""
+"""``--embeddings local`` (offline USE multilingual v3, the local-embeddings extra), ``openai``."""
 
 
 def load_embeddings(spec: str) -> Any:
@@ -264,7 +272,7 @@ def similar(
     embeddings: Annotated[
         str | None,
         typer.Option(
-            help="local (offline all-MiniLM-L6-v2, the local-embeddings extra), openai, or a "
+            help="local (offline USE multilingual v3, the local-embeddings extra), openai, or a "
             "model as module:attr [default: $ACTIONCKPT_EMBEDDINGS]"
         ),
     ] = None,

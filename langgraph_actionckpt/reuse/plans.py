@@ -57,6 +57,15 @@ _STATS = (
 )
 
 
+# the candidates a lookup refused (the first three of each miss), by reason
+_REFUSALS = (
+    "SELECT coalesce(x->>'reason', '?'), count(*) FROM {s}.actions, "
+    "jsonb_array_elements(CASE WHEN jsonb_typeof(meta->'reuse_miss'->'refused') = 'array' "
+    "THEN meta->'reuse_miss'->'refused' ELSE '[]' END) AS r(x) "
+    "WHERE meta ? 'reuse_miss' GROUP BY 1 ORDER BY 2 DESC, 1"
+)
+
+
 def plan_exact(
     schema: str, scope: str, request_hash: str, keyring: KeyRing | None = None
 ) -> Plan[ActionRecord | None]:
@@ -107,3 +116,10 @@ def plan_reuse_stats(schema: str) -> Plan[list[tuple[str, str, int, int, int, in
     """Per action type and outcome (``exact``, ``semantic``, ``miss``): rows and tokens saved."""
     rows = yield Op(q(schema, _STATS), None, "all")
     return [(r[0], r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5])) for r in rows]
+
+
+def plan_reuse_refusals(schema: str) -> Plan[list[tuple[str, int]]]:
+    """Candidates refused by lookups that served nothing, per reason (``below threshold``,
+    ``negation differs``, ``verifier``...)."""
+    rows = yield Op(q(schema, _REFUSALS), None, "all")
+    return [(str(r[0]), int(r[1])) for r in rows]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -27,11 +27,13 @@ from langgraph_actionckpt.replay.exact import TYPED
 from langgraph_actionckpt.reuse import _async_io, _sync_io
 from langgraph_actionckpt.reuse.calibrate import DEFAULT_THRESHOLD, calibrate
 from langgraph_actionckpt.reuse.contrast import contrast
+from langgraph_actionckpt.reuse.entries import EntryThresholds
 from langgraph_actionckpt.reuse.keys import CONTEXT_MODES, function_key, llm_key, tool_key
 
 __all__ = ["KINDS", "ExactReuse", "SemanticReuse", "Ticket", "Verifier"]
 
 KINDS = ("llm_completion", "tool_call", "function")
+_LEARN_BELOW = 0.1  # how far below the calibrated threshold an entry may learn to serve
 Verifier = Callable[[str, str, ActionRecord], bool]
 """``verifier(request_text, cached_request_text, cached_record) -> serve?``"""
 
@@ -47,6 +49,9 @@ class Ticket:
         request_hash: The whole request's hash (exact reuse).
         text: The whole request as text (embedded; shown to the verifier).
         embedding: Its vector, once a semantic lookup computed it.
+        near: Candidates not served only for their similarity (``max_wrong_rate``):
+            ``((thread_id, action_id), similarity, output)``, labelled once the
+            model has answered.
     """
 
     kind: str
@@ -55,6 +60,7 @@ class Ticket:
     request_hash: str
     text: str
     embedding: list[float] | None = None
+    near: list[tuple[tuple[str, str], float, Any]] = field(default_factory=list)
 
 
 class SemanticReuse:
@@ -75,7 +81,7 @@ class SemanticReuse:
         embeddings: Any LangChain ``Embeddings`` (offline: ``LocalEmbeddings``
             from ``langgraph_actionckpt.ops.embeddings``). ``None``: exact reuse only.
         threshold: Cosine similarity a candidate must reach (default calibrated
-            for all-MiniLM-L6-v2 with the contrast check; see the README).
+            for the offline USE multilingual v3 model with the contrast check).
         scope: Results are shared only between runs naming the same scope (an
             app, a tenant).
         verifier: ``verifier(request_text, cached_request_text, cached_record)``
@@ -86,9 +92,13 @@ class SemanticReuse:
             the whole conversation is compared by meaning.
         kinds: Action kinds to reuse.
         k: Candidates fetched per lookup.
+        max_wrong_rate: Learn a threshold per cached entry from the answers the
+            model gave to requests it did not serve (:mod:`.entries`), bounding
+            each entry's wrong reuse by this share; ``None``: one threshold.
 
     Raises:
-        ConfigurationError: A threshold outside (0, 1], an unknown context mode or kind.
+        ConfigurationError: A threshold outside (0, 1], a ``max_wrong_rate``
+            outside [0, 1), an unknown context mode or kind.
     """
 
     def __init__(
@@ -103,6 +113,7 @@ class SemanticReuse:
         context: str = "exact",
         kinds: Iterable[str] = KINDS,
         k: int = 4,
+        max_wrong_rate: float | None = None,
     ) -> None:
         self.embeddings = embeddings
         self.scope = str(scope)
@@ -121,6 +132,14 @@ class SemanticReuse:
         unknown = set(self.kinds) - set(KINDS)
         if unknown:
             raise ConfigurationError(f"unknown action kinds {sorted(unknown)}; use {KINDS}")
+        if max_wrong_rate is not None and not 0 <= max_wrong_rate < 1:
+            raise ConfigurationError(f"max_wrong_rate must be in [0, 1), got {max_wrong_rate!r}")
+        # an entry's learned threshold stays within reach of the calibrated one
+        self.entries = (
+            None
+            if max_wrong_rate is None
+            else EntryThresholds(max_wrong_rate, floor=max(0.0, threshold - _LEARN_BELOW))
+        )
         self._ready: dict[tuple[int, str], bool] = {}
         self._lock = threading.Lock()
 
@@ -187,11 +206,16 @@ class SemanticReuse:
     ) -> tuple[tuple[ActionRecord, float] | None, list[dict[str, Any]]]:
         """The first candidate to serve, and why the others were refused."""
         refused: list[dict[str, Any]] = []
-        limit = self.threshold_for(ticket.name)
+        base = self.threshold_for(ticket.name)
         for record, text, similarity in candidates:
+            entry = (record.thread_id, record.action_id)
+            limit = base if self.entries is None else self.entries.threshold(entry, base)
             reason = None
             if similarity < limit:
-                reason = "below threshold"
+                reason = "below threshold" if limit == base else "below the entry's threshold"
+                learnable = self.entries is not None and similarity >= self.entries.floor
+                if learnable and not (self.contrast and contrast(ticket.text, text)):
+                    ticket.near.append((entry, similarity, record.output))
             elif self.contrast:
                 reason = contrast(ticket.text, text)
             if (
@@ -267,11 +291,23 @@ class SemanticReuse:
 
     async def areuse_store(self, scope: TaskScope, record: ActionRecord, ticket: Ticket) -> None:
         """Store a completed result so that later requests can reuse it."""
+        self.learn(record, ticket)
         await _async_io.store(self, scope, record, ticket)
 
     def reuse_store(self, scope: TaskScope, record: ActionRecord, ticket: Ticket) -> None:
         """Sync twin of :meth:`areuse_store`."""
+        self.learn(record, ticket)
         _sync_io.store(self, scope, record, ticket)
+
+    def learn(self, record: ActionRecord, ticket: Ticket) -> None:
+        """Label the candidates the lookup did not serve with the model's own answer."""
+        if self.entries is None:
+            return
+        for entry, similarity, output in ticket.near:
+            self.entries.observe(
+                entry, similarity, EntryThresholds.same_answer(output, record.output)
+            )
+        ticket.near.clear()
 
     async def aensure(self, saver: Any) -> None:
         """Add the embedding column and its HNSW index (semantic policies; idempotent).

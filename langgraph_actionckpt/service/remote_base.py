@@ -124,6 +124,8 @@ class RemoteCore(InPlaceAllowlist):
             held writes are sent on their own after half ``writer_interval``,
             before any read, and on close.
         writer_interval: Seconds between the background writer's flushes.
+        reuse: Not supported: any policy raises ``ConfigurationError`` (the reuse
+            entries live in a direct saver's database; the service offers none).
     """
 
     writer: Any
@@ -147,7 +149,13 @@ class RemoteCore(InPlaceAllowlist):
         lease_ttl: float = 10.0,
         defer_writes: bool = True,
         writer_interval: float = 0.05,
+        reuse: Any = None,
     ) -> None:
+        if reuse:
+            raise ConfigurationError(
+                "reuse needs a saver with its own database (ActionSaver, AsyncActionSaver): "
+                "the checkpoint service does not offer reuse"
+            )
         super().__init__(serde=serde or default_serde())
         install_hooks(replay)
         self.target = target

@@ -63,6 +63,7 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
         tenants: Who a bearer token is.
         leases: The lease table.
         cold: The cold tier (archived threads are restored before a call names them).
+        log: Where a failure that is not a refusal of ours goes (once per kind a minute).
     """
 
     savers: Callable[[str], Awaitable[AsyncActionSaver]]
@@ -282,7 +283,7 @@ class _ActionCalls(_Calls):
 
     async def RecordActions(self, request: pb.RecordActionsRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
-            records = [record_from_json(r) for r in request.records]
+            records = [record_from_json(r, strict=True) for r in request.records]
             for batch in _distinct_batches(records):
                 await saver.arecord_actions(batch)
             return pb.Empty()
@@ -291,7 +292,7 @@ class _ActionCalls(_Calls):
 
     async def BeginAction(self, request: pb.BeginActionRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
-            record = record_from_json(request.record)
+            record = record_from_json(request.record, strict=True)
             if record.status not in ("running", "pending"):
                 raise ConfigurationError(
                     f"a begun action is running or pending, not {record.status!r}"

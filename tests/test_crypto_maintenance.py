@@ -273,7 +273,7 @@ def test_archive_keeps_sealed_values_and_import_restores_them(
         done = archive(conn, schema, dt.timedelta(0), tmp_path, keep_failed=False)
         assert done.deleted_threads == 1
         assert "genuine answer" not in "".join(p.read_text() for p in tmp_path.iterdir())
-        assert import_archive(conn, schema, tmp_path) >= 2
+        assert import_archive(conn, schema, tmp_path).imported >= 2
     assert fetch(dsn, f'SELECT output::text FROM "{schema}".actions ORDER BY action_id') == raw
     with _saver(dsn, schema, KeyRing({"k1": K1})) as keyed:
         assert keyed.get_action("victim", "call-1").output == "genuine answer 1"  # type: ignore[union-attr]

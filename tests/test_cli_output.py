@@ -126,7 +126,8 @@ def test_timeline_command_names_hostile_paths_as_text(
     page = tmp_path / "t\x1b[2J.html"
     out = invoke("timeline", CLEAR, "--html", str(page), "--dsn", dsn, "--schema", schema)
     assert "\x1b" not in out and "\\x1b[2J.html" in out
-    assert page.exists()
+    drawn = page.read_text(encoding="utf-8")
+    assert "\x1b" not in drawn and "\\u001b[2J" in drawn  # names drawn as escaped text
     missing = invoke("timeline", "nope\x1b[2J", "--dsn", dsn, "--schema", schema, code=1)
     assert "\x1b" not in missing and "nope\\x1b[2J" in missing
 

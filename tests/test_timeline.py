@@ -53,7 +53,7 @@ def test_timeline_data_shows_the_crash_and_the_resume(dsn: str, schema: str) -> 
     assert len(data["bars"]) == len(rows)
     statuses = {b["status"] for b in data["bars"]}
     assert "replayed" in statuses  # the LLM call made before the crash, served on resume
-    assert any(lane.endswith("act") for lane in data["lanes"])
+    assert any(lane["name"].endswith("act") for lane in data["lanes"])
     llm = [b for b in data["bars"] if b["type"] == "llm_completion"]
     assert llm and all(b["cost"] is not None and b["cost"] > 0 for b in llm)
     # the killed node's duration counts from the resume, not across the downtime
@@ -158,3 +158,73 @@ def test_cli_timeline_writes_the_page(dsn: str, schema: str, tmp_path: Path) -> 
     assert '"bars": [' in page and len(rows) == len(timeline_data(rows)["bars"])
     missing = CliRunner().invoke(app, ["timeline", "nope", "--dsn", dsn, "--schema", schema])
     assert missing.exit_code == 1
+
+
+def _row(meta: Any, **fields: Any) -> Any:
+    import datetime as dt
+
+    from langgraph_actionckpt.actions.records import ActionRecord
+
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    base = {"action_type": "node", "name": "act", "node": "act", "status": "completed",
+            "started_at": now, "completed_at": now + dt.timedelta(seconds=1)}  # fmt: skip
+    return ActionRecord(thread_id="t", action_id=fields.pop("action_id", "a"), meta=meta,
+                        **{**base, **fields})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("yesterday", "not a date and time: ignored"),
+        (12, "a int, not a date and time: ignored"),
+        ("2026-01-01T00:00:00.5", "no time zone: read as UTC"),
+    ],
+)
+def test_malformed_resumed_at_is_flagged_not_a_traceback(value: Any, problem: str) -> None:
+    import datetime as dt
+
+    early = dt.datetime(2025, 12, 31, 23, 59, tzinfo=dt.UTC)
+    rows = [
+        _row({"resumed_at": value}),
+        _row({"resumed_at": "2026-01-01T00:00:00+00:00"}, action_id="b", started_at=early),
+    ]
+    data = timeline_data(rows)
+    assert data["warnings"] == [
+        {"action_id": "a", "field": "meta.resumed_at", "value": repr(value), "problem": problem}
+    ]
+    flagged = next(b for b in data["bars"] if b["id"] == "a")
+    assert flagged["flags"] == [problem]
+    page = render_timeline(rows)
+    assert "malformed" in page and problem in page
+
+
+def test_cli_timeline_survives_malformed_meta(saver: ActionSaver, dsn: str, schema: str) -> None:
+    from typer.testing import CliRunner
+
+    from langgraph_actionckpt.ops.cli import app
+
+    rows = [_row({"resumed_at": v}, action_id=f"a{i}") for i, v in
+            enumerate(("2026-01-01T00:00:00", "not a time", "\x1b[2J"))]  # fmt: skip
+    saver.record_actions(rows)
+    result = CliRunner().invoke(app, ["timeline", "t", "--dsn", dsn, "--schema", schema,
+                                      "--html", "/dev/null"])  # fmt: skip
+    assert result.exit_code == 0, (result.output, result.exception)
+
+
+def test_costs_come_from_a_price_file(tmp_path: Path) -> None:
+    import json
+
+    llm = _row(None, action_type="llm_completion", model="scripted", input_tokens=40,
+               output_tokens=25, total_tokens=65, replayed=1)  # fmt: skip
+    unpriced = timeline_data([llm], PriceTable({}))["totals"]
+    assert unpriced["unpriced"] == 1 and unpriced["priced"] == 0
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"*": [2.0, 2.0, 2.0]}))
+    totals = timeline_data([llm], PriceTable.from_file(prices))["totals"]
+    assert totals["unpriced"] == 0 and totals["saved"] == pytest.approx(65 * 2.0 / 1e6)
+    assert PriceTable.from_file(prices).price("gpt-4o-mini") is not None  # defaults kept
+    prices.write_text('{"m": "cheap"}')
+    from langgraph_actionckpt.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="price file"):
+        PriceTable.from_file(prices)

@@ -22,7 +22,8 @@ def test_synthetic_thread_has_the_shape_the_benchmark_promises() -> None:
     rows = synthetic_thread(N)
     assert len(rows) == N == len({r.action_id for r in rows})
     data = timeline_data(rows)
-    assert len(data["bars"]) == N and len(data["lanes"]) == 12
+    assert len(data["bars"]) == N
+    assert sum(1 for lane in data["lanes"] if lane["depth"] == 0) == 12  # 3 agents x 4 nodes
     assert [m["kind"] for m in data["markers"]] == ["crash", "resume"]
     statuses = Counter(b["status"] for b in data["bars"])
     assert statuses["replayed"] >= 1 and statuses["failed"] >= 1 and statuses["running"] >= 1
@@ -54,7 +55,7 @@ def test_page_draws_ten_thousand_actions(tmp_path: Path) -> None:
                 timeout=120_000,
             )
             info = page.evaluate("window.__timeline")
-            assert (info["bars"], info["lanes"], info["markers"]) == (N, 12, 2)
+            assert (info["bars"], info["lanes"], info["markers"]) == (N, len(data["lanes"]), 2)
             assert page.locator("rect.bar").count() == N
             for status, count in expected.items():
                 assert page.locator(f"rect.bar.{status}").count() == count, status

@@ -35,12 +35,21 @@ def timeline(
     ] = False,
     port: Annotated[int, typer.Option(help="Port for --serve (0: any free one)")] = 0,
     key: ReadKeyOpt = None,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices",
+            help='JSON {"model": [input, cached_input, output]} in USD per 1M tokens, "*" for '
+            "any other model [default: $ACTIONCKPT_PRICES over the built-in OpenAI prices]",
+        ),
+    ] = None,
 ) -> None:
     """Draw THREAD's actions (lanes per agent and node, crash and resume markers, cost)."""
     from langgraph_actionckpt.actions.reads import plan_list
     from langgraph_actionckpt.actions.records import ActionQueries
     from langgraph_actionckpt.db.driver import SyncDriver
     from langgraph_actionckpt.ops.archiving import thread_file_name
+    from langgraph_actionckpt.ops.cost import PriceTable
     from langgraph_actionckpt.ops.timeline_html import render_timeline
 
     def body() -> str:
@@ -50,7 +59,8 @@ def timeline(
         if not rows:
             ERR.print(f"no actions for thread {safe(repr(thread))} in schema {schema_of(s)}")
             raise typer.Exit(1)
-        return render_timeline(rows)
+        table = PriceTable.from_file(prices) if prices is not None else PriceTable()
+        return render_timeline(rows, table)
 
     page = guard(s, body)
     if html is None and not serve:

@@ -2,8 +2,10 @@
 
 Prices are US dollars per million tokens (input, cached input, output), as the
 providers publish them. The defaults cover common OpenAI models and can be
-replaced or extended per call (``PriceTable({...})``) or from a JSON file with
-``ACTIONCKPT_PRICES`` (``{"model": [input, cached_input, output], ...}``). A
+replaced or extended per call (``PriceTable({...})``), or from a JSON file named
+by ``ACTIONCKPT_PRICES`` or ``actionckpt timeline --prices FILE``:
+``{"model": [input, cached_input, output], ...}``; the key ``"*"`` prices every
+model the table does not name (a local or scripted model, an assumed price). A
 model missing from the table costs ``None`` (unknown), never zero.
 """
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.errors import ConfigurationError
 
 __all__ = ["DEFAULT_PRICES", "ModelPrice", "PriceTable", "Spend", "spend"]
 
@@ -60,20 +63,29 @@ class PriceTable:
             table.update(DEFAULT_PRICES)
             path = os.environ.get("ACTIONCKPT_PRICES")
             if path:
-                prices = json.loads(Path(path).read_text())
+                prices = _read(Path(path))
         for name, price in (prices or {}).items():
             table[name] = price if isinstance(price, ModelPrice) else ModelPrice(*price)
         self._prices = table
 
+    @classmethod
+    def from_file(cls, path: str | Path) -> PriceTable:
+        """The defaults, updated from a JSON price file (``ACTIONCKPT_PRICES`` is not read).
+
+        Raises:
+            ConfigurationError: The file is not ``{"model": [input, cached, output]}``.
+        """
+        return cls({**DEFAULT_PRICES, **_read(Path(path))})
+
     def price(self, model: str | None) -> ModelPrice | None:
         """The price of ``model``, or None when unknown."""
-        if not model:
-            return None
-        if model in self._prices:
+        if model and model in self._prices:
             return self._prices[model]
         # "gpt-4o-mini-2024-07-18" -> "gpt-4o-mini", the longest known prefix
-        best = max((m for m in self._prices if model.startswith(m + "-")), key=len, default=None)
-        return self._prices[best] if best else None
+        best = max(
+            (m for m in self._prices if model and model.startswith(m + "-")), key=len, default=None
+        )
+        return self._prices[best] if best else self._prices.get("*")
 
     def cost(self, record: ActionRecord) -> float | None:
         """The money one LLM row cost (or would have cost), None when unknown."""
@@ -91,6 +103,18 @@ class PriceTable:
         ) / 1_000_000
 
 
+def _read(path: Path) -> dict[str, tuple[float, float, float]]:
+    """A price file: ``{"model": [input, cached_input, output]}``, USD per 1M tokens."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return {str(name): (float(p[0]), float(p[1]), float(p[2])) for name, p in dict(raw).items()}
+    except (OSError, ValueError, TypeError, IndexError, KeyError) as exc:
+        raise ConfigurationError(
+            f'price file {path}: expected {{"model": [input, cached_input, output]}} in USD '
+            f"per 1M tokens ({exc})"
+        ) from exc
+
+
 @dataclass(slots=True)
 class Spend:
     """Money spent by a set of actions, and what replay saved.
@@ -99,6 +123,7 @@ class Spend:
         spent: Cost of the LLM calls that ran live (USD).
         saved: Cost of the calls served from the log instead, once per serving (USD).
         unknown: LLM rows whose model has no price or whose tokens are unknown.
+        priced: LLM rows with a price and tokens (``spent`` and ``saved`` add these up).
         tokens_spent: Tokens of the live calls.
         tokens_saved: Tokens not spent again thanks to replay.
     """
@@ -106,6 +131,7 @@ class Spend:
     spent: float = 0.0
     saved: float = 0.0
     unknown: int = 0
+    priced: int = 0
     tokens_spent: int = 0
     tokens_saved: int = 0
 
@@ -124,6 +150,7 @@ def spend(records: Iterable[ActionRecord], prices: PriceTable | None = None) -> 
         if cost is None:
             out.unknown += 1
             continue
+        out.priced += 1
         out.spent += cost
         out.saved += cost * record.replayed
     return out

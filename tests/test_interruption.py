@@ -15,7 +15,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import psycopg
 import pytest
 from langchain_core.tools import StructuredTool
 from langgraph.graph import END, START, StateGraph
@@ -300,19 +299,33 @@ def test_resolve_override_is_recorded_and_never_reused(pg: tuple[str, str]) -> N
         assert rows["pay"].meta["overridden"] == {"status": "completed", "output": "paid 1"}
         assert rows["refund"].status == "completed" and rows["refund"].error is None
         assert rows["refund"].meta["overridden"]["status"] == "failed"
-        # the reuse lookup never serves an overridden row to another thread
-        from langgraph_actionckpt.reuse.plans import _EXACT
-
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(
-                f"INSERT INTO {schema}.reuse_entries (thread_id, action_id, scope, key_hash, "
-                "request_hash, action_type, name, text) VALUES (%s, %s, 's', 'k', 'h', "
-                "'function', 'pay', '')",
-                (thread, paid),
-            )
-            query = _EXACT.replace("{cols}", "a.action_id").replace("{s}", schema)
-            assert conn.execute(query, ("s", "h")).fetchall() == []
         assert effects == [1, -2]
+
+
+def test_overridden_result_is_never_reused(pg: tuple[str, str]) -> None:
+    """A result set by override=True is this thread's decision: other threads run live."""
+    from langgraph_actionckpt.reuse import ExactReuse
+
+    dsn, schema = pg
+    priced: list[str] = []
+
+    @action(reusable=True, name=f"price_{uuid.uuid4().hex[:6]}")
+    def price(item: str) -> str:
+        priced.append(item)
+        return f"{item}: 3 EUR"
+
+    graph_of = lambda saver: _graph(lambda s: {"result": price("tea")}, saver)  # noqa: E731
+    with ActionSaver.from_conn_string(dsn, schema=schema, reuse=ExactReuse()) as saver:
+        saver.setup()
+        graph = graph_of(saver)
+        graph.invoke({}, {"configurable": {"thread_id": "p1"}})
+        row = saver.list_actions("p1", action_type="function")[0]
+        saver.resolve_action("p1", row.action_id, output="tea: 0 EUR", override=True)
+        out = graph.invoke({}, {"configurable": {"thread_id": "p2"}})
+        assert out["result"] == "tea: 3 EUR" and priced == ["tea", "tea"]
+        mine = saver.get_action("p1", row.action_id)
+        assert mine is not None and mine.output == "tea: 0 EUR"
+        assert mine.meta["overridden"] == {"status": "completed", "output": "tea: 3 EUR"}
 
 
 def test_remote_resolve_carries_override(pg15_dsn: str, tmp_path: Any) -> None:

@@ -16,6 +16,7 @@ import json
 from typing import Any, TypedDict
 
 import pytest
+from langgraph.errors import GraphRecursionError
 from langgraph.graph import END, START, StateGraph
 from typer.testing import CliRunner
 
@@ -61,9 +62,11 @@ def test_unserializable_result_fails_the_thread(
         cfg["callbacks"] = [ActionCallbackHandler(saver)]
     with pytest.raises(SerializationError):
         graph.invoke({"n": 0}, cfg)
-    (node,) = saver.list_actions("bad")
+    rows = saver.list_actions("bad")
+    (node,) = [r for r in rows if r.name == "step"]
     assert (node.action_type, node.status) == ("node", "failed")
     assert node.error["type"] == "SerializationError"
+    assert all(r.status == "failed" for r in rows)  # and the run's row, with the handler
     failed = cli(dsn, schema, "failed")["failed"]
     assert [f["thread_id"] for f in failed] == ["bad"]
     assert [r["status"] for r in cli(dsn, schema, "runs")["runs"]] == ["failed"]
@@ -78,8 +81,41 @@ async def test_unserializable_result_fails_the_thread_async(
     cfg["callbacks"] = [AsyncActionCallbackHandler(asaver)]
     with pytest.raises(SerializationError):
         await graph.ainvoke({"n": 0}, cfg)
-    (node,) = await asaver.alist_actions("abad")
+    (node,) = [r for r in await asaver.alist_actions("abad") if r.name == "step"]
     assert (node.status, node.error["type"]) == ("failed", "SerializationError")
+
+
+def test_any_exception_fails_the_run(saver: ActionSaver, dsn: str, schema: str) -> None:
+    """The recursion limit: every node completed, the run did not."""
+    g = StateGraph(State)
+    g.add_node("again", lambda s: {"n": s["n"] + 1})
+    g.add_edge(START, "again")
+    g.add_conditional_edges("again", lambda s: "again")
+    cfg: Any = {"configurable": {"thread_id": "loop"}, "recursion_limit": 3}
+    cfg["callbacks"] = [ActionCallbackHandler(saver)]
+    with pytest.raises(GraphRecursionError):
+        g.compile(checkpointer=saver).invoke({"n": 0}, cfg)
+    last = saver.list_actions("loop")[-1]
+    assert (last.status, last.error["type"], last.meta) == (
+        "failed",
+        "GraphRecursionError",
+        {"run": "failed"},
+    )
+    (failed,) = cli(dsn, schema, "failed")["failed"]
+    assert failed["thread_id"] == "loop" and "Recursion limit" in failed["last_error"]["message"]
+
+
+def test_a_node_failure_is_not_recorded_twice(saver: ActionSaver) -> None:
+    def boom(state: State) -> State:
+        raise ValueError("boom")
+
+    g = StateGraph(State)
+    g.add_node("boom", boom)
+    g.add_edge(START, "boom")
+    cfg: Any = {"configurable": {"thread_id": "b"}, "callbacks": [ActionCallbackHandler(saver)]}
+    with pytest.raises(ValueError, match="boom"):
+        g.compile(checkpointer=saver).invoke({"n": 0}, cfg)
+    assert [(r.name, r.status) for r in saver.list_actions("b")] == [("boom", "failed")]
 
 
 def _dead_attempt(saver: ActionSaver, thread: str, *, non_idempotent: bool) -> None:

@@ -22,6 +22,7 @@ from langgraph.checkpoint.serde.types import ERROR
 
 from langgraph_actionckpt import __version__
 from langgraph_actionckpt.aio import AsyncActionSaver
+from langgraph_actionckpt.db.encoding import stored_id
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, SerializationError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
@@ -392,6 +393,7 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
     async def AcquireLease(self, request: pb.AcquireLeaseRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _required(request.thread_id, "thread_id")
+            stored_id("thread id", thread)  # the limit every path checks
             holder = _required(request.holder, "holder")
             ttl = _ttl(request.ttl_seconds)
             token = self.leases.acquire(tenant.schema, thread, holder, ttl)

@@ -205,3 +205,15 @@ def test_reports_and_retention_use_the_unsettled_rule(
     ]
     pruned = cli(dsn, schema, "prune", "--older-than", "30d")["prune"]
     assert (pruned["threads"], pruned["kept_inflight"]) == (1, 2)
+
+
+def test_the_timeline_shows_a_superseded_row_as_such() -> None:
+    from langgraph_actionckpt.ops.timeline_html import timeline_data
+
+    now = dt.datetime.now(dt.UTC)
+    rows = [
+        ActionRecord("t", "a", "node", name="n", status="superseded", step_index=1, started_at=now),
+        ActionRecord("t", "b", "node", name="n", status="completed", step_index=2, started_at=now),
+    ]
+    bars = timeline_data(rows)["bars"]
+    assert [b["status"] for b in bars] == ["superseded", "completed"]  # not "running"

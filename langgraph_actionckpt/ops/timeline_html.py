@@ -51,7 +51,9 @@ def _status(record: ActionRecord) -> str:
         return "reused"
     if record.replayed and record.status == "completed":
         return "replayed"
-    return record.status if record.status in ("completed", "failed", "running") else "running"
+    # a dead attempt's row closed by a resume (actions.settle) is not in flight
+    shown = ("completed", "failed", "running", "superseded")
+    return record.status if record.status in shown else "running"
 
 
 def timeline_data(

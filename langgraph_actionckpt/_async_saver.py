@@ -70,7 +70,7 @@ from langgraph_actionckpt.db.driver import (
     is_data_error,
 )
 from langgraph_actionckpt.db.lease import release_all
-from langgraph_actionckpt.errors import ConnectionFailedError
+from langgraph_actionckpt.errors import ConnectionFailedError, SerializationError
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -349,7 +349,13 @@ class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
         self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
     ) -> None:
         # held writes: see SaverCore._prepare_writes
-        call = self._prepare_writes(config, writes, task_id, path)
+        try:
+            call = self._prepare_writes(config, writes, task_id, path)
+        except SerializationError as exc:  # the task fails: its node row says so
+            failed = self._failed_node_call(config, exc, task_id, path)
+            if failed is not None:
+                await self._awrite_call(config, failed)
+            raise
         if call is not None:
             await self._awrite_call(config, call)
 

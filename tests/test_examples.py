@@ -7,6 +7,7 @@ the crash examples kill a real child process with SIGKILL (asserted from the
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -14,6 +15,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -142,6 +144,31 @@ def test_swarm(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
     found = re.search(r"repeated because of the crash: (\d+) \(allowed: the (\d+) ", out)
     assert found and int(found[1]) <= int(found[2]), out
     assert "final state matches an uninterrupted run: yes" in out
+    # statuses are facts (issue 28.2): nothing of the killed attempt stays in flight
+    base = ["--dsn", pg18_dsn, "--schema", schema18, "--json"]
+    assert _cli("inflight", *base)["inflight"] == []
+    runs = _cli("runs", *base)["runs"]
+    assert runs and {r["status"] for r in runs} == {"completed"}, runs
+    assert fetch_open(pg18_dsn, schema18) == []
+
+
+def _cli(*args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from langgraph_actionckpt.ops.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, (result.stdout, result.exception)
+    return json.loads(result.stdout)
+
+
+def fetch_open(dsn: str, schema: str) -> list[tuple[Any, ...]]:
+    """Rows still pending/running (none once a run and its resume are over)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        query = sql.SQL(
+            "SELECT thread_id, action_type, name FROM {} WHERE status IN ('pending', 'running')"
+        ).format(sql.Identifier(schema, "actions"))
+        return conn.execute(query).fetchall()
 
 
 def test_every_example_is_tested_and_documented() -> None:

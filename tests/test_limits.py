@@ -134,3 +134,16 @@ async def test_malformed_dsn_is_a_configuration_error_async() -> None:
     with refused:
         async with AsyncActionSaver.from_conn_string("hello world"):
             pass
+
+
+def test_cli_refuses_an_over_long_thread_id(saver: ActionSaver, dsn: str, schema: str) -> None:
+    from typer.testing import CliRunner
+
+    from langgraph_actionckpt.ops.cli import app
+
+    base = ["--dsn", dsn, "--schema", schema]
+    for cmd in (["show", "--json"], ["show"], ["timeline"]):
+        result = CliRunner().invoke(app, [cmd[0], HUGE[:5000], *base, *cmd[1:]])
+        assert result.exit_code == 1, (cmd, result.stdout)
+        said = result.stdout + result.stderr
+        assert "thread id of 5000 bytes is longer than the limit" in said, (cmd, said)

@@ -93,3 +93,26 @@ def test_a_stalled_worker_taken_over_has_its_writes_refused(service: Service) ->
         assert b.get_tuple({"configurable": {"thread_id": "T"}}) is None  # nothing stored
         b.put(conf, cp, {}, {})  # type: ignore[arg-type]
         assert b.get_tuple({"configurable": {"thread_id": "T"}}) is not None
+
+
+def test_the_limits_hold_through_the_service(service: Service) -> None:
+    """Issue 28.3: the remote saver refuses an over-long id before any call, as the direct one."""
+    from langgraph_actionckpt import ConfigurationError
+    from langgraph_actionckpt.errors import ServiceError
+
+    token, _, _ = service.tenant()
+    huge = "t" * (1 << 20)
+    with RemoteActionSaver.from_target(service.target, token, setup=True) as remote:
+        graph = _graph(remote)
+        cfg: Any = {
+            "configurable": {"thread_id": huge},
+            "callbacks": [ActionCallbackHandler(remote)],
+        }
+        with pytest.raises(ConfigurationError, match="thread id of 1048576 bytes"):
+            graph.invoke({"n": 0}, cfg)
+        with pytest.raises(ConfigurationError, match="thread id of 1048576 bytes"):
+            remote.list_actions(huge)
+        # a client of its own that sends one anyway: INVALID_ARGUMENT, not a server error
+        with pytest.raises(ServiceError, match="thread id of 5000 bytes") as caught:
+            remote.acquire_lease("x" * 5000, "me")
+        assert "INVALID_ARGUMENT" in str(caught.value.code)

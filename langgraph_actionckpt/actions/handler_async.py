@@ -10,6 +10,7 @@ lease. See :mod:`langgraph_actionckpt.actions.callbacks` for what is recorded.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 from uuid import UUID
 
@@ -22,6 +23,8 @@ from langgraph_actionckpt.actions.observer import make_observer
 from langgraph_actionckpt.actions.recorder import ActionRecorder
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.actions.runs import Callback
+from langgraph_actionckpt.actions.settle import OPEN, superseding
+from langgraph_actionckpt.actions.tracked import now
 from langgraph_actionckpt.db import lease as _lease
 
 __all__ = ["AsyncActionCallbackHandler"]
@@ -74,6 +77,7 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         self.saver = saver
         observer = make_observer(tracing, tracer_provider)
         self._recorder = ActionRecorder(record_chains=record_chains, observer=observer)
+        self._leased_at: dict[str, dt.datetime] = {}  # root run -> when it took the lease
 
     def _enqueue(self, record: ActionRecord | None) -> None:
         if record is not None:
@@ -84,13 +88,27 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         await self.saver.writer.aflush()
 
     async def _root_ended(self, run_id: UUID) -> None:
-        """Flush when the root run ends, then release the lease it took."""
+        """Flush when the root run ends, close a dead attempt's rows, release the lease."""
+        thread_id = self._recorder.lease_end(run_id)
+        since = self._leased_at.pop(str(run_id), None)
         try:
             await self.aflush()
+            if thread_id is not None and since is not None:
+                await self._supersede(thread_id, since, str(run_id))
         finally:
-            thread_id = self._recorder.lease_end(run_id)
             if thread_id is not None:
                 await _lease.arelease(self.saver, thread_id)
+
+    async def _supersede(self, thread_id: str, since: dt.datetime, run_id: str) -> None:
+        # Under the lease no other live process runs the thread: a row still
+        # open from before this run started is a dead attempt's (see actions.settle).
+        log: Any = self.saver  # its reads (the protocol holds only what every hook uses)
+        if not await log.alist_actions(thread_id, status=OPEN, limit=1):
+            return
+        rows = await log.alist_actions(thread_id)
+        for record in superseding(rows, since, run_id):
+            self._enqueue(record)
+        await self.aflush()
 
     # The start hooks take LangChain's keywords (run_id, parent_run_id, metadata,
     # ...) as **kwargs: Callback.of names them once for every kind of run.
@@ -101,6 +119,7 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         thread_id = self._recorder.root_thread(call.parent_run_id, call.metadata)
         if thread_id is not None and await _lease.aacquire(self.saver, thread_id):
             self._recorder.hold_lease(call.run_id, thread_id)
+            self._leased_at[str(call.run_id)] = now()
         self._enqueue(self._recorder.chain_start(call, inputs))
 
     async def on_chain_end(

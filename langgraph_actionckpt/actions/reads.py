@@ -30,12 +30,16 @@ def plan_list(
     limit: int | None = None,
     newest_first: bool = False,
 ) -> Plan[list[ActionRecord]]:
-    """Select actions with optional filters (every value bound)."""
+    """Select actions with optional filters (every value bound).
+
+    Raises:
+        ConfigurationError: The thread id is longer than its limit (before any SQL).
+    """
     conds: list[str] = []
     params: dict[str, Any] = {"limit": limit}
     if thread_id is not None:
         conds.append("thread_id = %(thread_id)s")
-        params["thread_id"] = _encoding.escape_text(thread_id)
+        params["thread_id"] = _encoding.stored_id("thread id", thread_id)
     if action_type is not None:
         conds.append("action_type = ANY(%(types)s::text[])")
         params["types"] = [action_type] if isinstance(action_type, str) else list(action_type)
@@ -63,10 +67,13 @@ def plan_list(
 
 
 def plan_get(q: ActionQueries, thread_id: str, action_id: str) -> Plan[ActionRecord | None]:
-    """One action by its idempotency key."""
-    row = yield Op(
-        q.get, (_encoding.escape_text(thread_id), _encoding.escape_text(action_id)), "one"
-    )
+    """One action by its idempotency key.
+
+    Raises:
+        ConfigurationError: An id longer than its limit (before any SQL).
+    """
+    key = (_encoding.stored_id("thread id", thread_id), _encoding.stored_id("action id", action_id))
+    row = yield Op(q.get, key, "one")
     return None if row is None else row_from_db(row, q)
 
 

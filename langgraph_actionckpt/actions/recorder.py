@@ -50,6 +50,8 @@ class ActionRecorder(CallRecorder):
         self.record_chains = record_chains
         # root run id -> thread id whose lease that run took
         self._leases: dict[str, str] = {}
+        # ids of the errors node rows were failed with, until their root ends
+        self._failed_with: set[int] = set()
 
     # ------------------------------------------------------------ root runs
 
@@ -115,6 +117,8 @@ class ActionRecorder(CallRecorder):
         if run is None or run.action_id is None or not run.thread_id:
             if run is not None and run.span is not None:  # the graph, or a node without rows
                 self._observed(run, _chain_status(error), None, error)
+            if run is not None and run.parent_key is None and run.thread_id:
+                return self._run_failed(run, rid, error)
             return None
         record = self._record(run, rid, "node", run.action_id)
         record.completed_at = now()
@@ -127,7 +131,27 @@ class ActionRecorder(CallRecorder):
             return record
         record.status = "interrupted" if isinstance(error, GraphInterrupt) else "failed"
         record.error = error_payload(error)
+        if record.status == "failed":
+            self._failed_with.add(id(error))
         self._observed(run, record.status, record, error)
+        return record
+
+    def _run_failed(self, run: OpenRun, rid: str, error: BaseException) -> ActionRecord | None:
+        """The row of a root run that raised what no row of it says (the thread failed).
+
+        A node's own failure is its row already; anything else (the recursion
+        limit, a checkpoint that could not be written, a lost lease...) would
+        leave the thread looking completed or running.
+        """
+        seen = id(error) in self._failed_with
+        self._failed_with.clear()  # a root's end: the ids noted in it are done with
+        if seen or _chain_status(error) != "failed":
+            return None
+        record = self._record(run, rid, "node", f"{rid}:run")
+        record.status = "failed"
+        record.error = error_payload(error)
+        record.meta = {"run": "failed"}
+        record.started_at = record.completed_at = now()
         return record
 
 

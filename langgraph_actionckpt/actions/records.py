@@ -44,8 +44,8 @@ ACTION_TYPES = (
     "function",
     "state_write",
 )
-STATUSES = ("pending", "running", "completed", "failed", "unknown", "interrupted", "skipped")
-TERMINAL = ("completed", "failed", "unknown", "interrupted", "skipped")
+TERMINAL = ("completed", "failed", "unknown", "interrupted", "skipped", "superseded")
+STATUSES = ("pending", "running", *TERMINAL)
 
 _JSON_FIELDS = ("input", "output", "error", "meta")
 

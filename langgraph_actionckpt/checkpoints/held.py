@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.serde.types import ERROR
 
 from langgraph_actionckpt.actions.records import ActionQueries
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
@@ -76,6 +77,27 @@ class HeldWrites(LeaseFencing):
             self._pending.hold(call)
             self._on_pending()
             return None
+        return call
+
+    def _failed_node_call(
+        self, config: RunnableConfig, error: SerializationError, task_id: str, task_path: str
+    ) -> WriteCall | None:
+        """The node row of a task whose writes cannot be stored: ``failed`` with ``error``.
+
+        The run fails with ``error`` anyway; this row says so in the log (and
+        closes the callback handler's ``running`` row of the task).
+        """
+        if not self.record_nodes:
+            return None
+        try:
+            call = prepare_writes(
+                self.codec, config, [(ERROR, error)], task_id, task_path, steps=self._steps
+            )
+        except SerializationError:  # the error itself does not serialize: nothing to add
+            return None
+        if call is None or not call.actions:
+            return None
+        call.rows, call.special, call.failed_task = [], True, None  # the row only, now
         return call
 
     def _plan_write_call(self, call: WriteCall) -> Plan[None]:

@@ -236,6 +236,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ON {s}.reuse_entries (scope, key_hash)",
         ),
     ),
+    Migration(
+        8,
+        "status 'superseded': a dead attempt's open row, replaced by a resume",
+        (
+            # Dropping and adding the check in one transaction: the new check
+            # only widens the old one, so every existing row passes it.
+            "ALTER TABLE {s}.actions DROP CONSTRAINT IF EXISTS actions_status_check, "
+            "ADD CONSTRAINT actions_status_check CHECK (status IN ('pending', 'running', "
+            "'completed', 'failed', 'unknown', 'interrupted', 'skipped', 'superseded'))",
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

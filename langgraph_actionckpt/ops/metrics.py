@@ -54,8 +54,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg import sql
 
 from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.settle import UNSETTLED_SQL
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.sqlid import q
@@ -114,13 +116,13 @@ ConnSource = Any
 _INFLIGHT = (
     "SELECT action_type, count(*), "
     "COALESCE(EXTRACT(EPOCH FROM (now() - min(started_at))), 0)::float8 "
-    "FROM {s}.actions WHERE status IN ('pending', 'running') GROUP BY action_type"
+    "FROM {s}.actions WHERE {unsettled} GROUP BY action_type"
 )
 
 
 def plan_inflight_by_type(schema: str) -> Plan[list[tuple[str, int, float]]]:
     """In-flight actions per type, with the age in seconds of the oldest of each type."""
-    rows = yield Op(q(schema, _INFLIGHT), None, "all")
+    rows = yield Op(q(schema, _INFLIGHT, unsettled=sql.SQL(UNSETTLED_SQL)), None, "all")
     return [(r[0], int(r[1]), float(r[2])) for r in rows]
 
 

@@ -22,6 +22,7 @@ from psycopg import sql
 
 from langgraph_actionckpt.actions.reads import plan_list
 from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord
+from langgraph_actionckpt.actions.settle import UNSETTLED_SQL, is_unsettled
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import Op, Plan
@@ -37,7 +38,7 @@ from langgraph_actionckpt.ops.target import schema_for as schema_for
 from langgraph_actionckpt.ops.target import schema_version as schema_version
 
 RUN_STATUSES = ("running", "failed", "completed")
-INFLIGHT = ("pending", "running")
+_UNSETTLED = sql.SQL(UNSETTLED_SQL)  # one rule for every report (actions.settle)
 TABLES = ("checkpoints", "blobs", "writes", "actions", "migrations")
 
 
@@ -107,7 +108,7 @@ _RUNS_SQL = """
 WITH a AS (
     SELECT thread_id, count(*) AS n, min(started_at) AS first_at,
            max(GREATEST(started_at, completed_at)) AS last_at,
-           count(*) FILTER (WHERE status IN ('pending', 'running')) AS inflight
+           count(*) FILTER (WHERE {unsettled}) AS inflight
     FROM {s}.actions GROUP BY thread_id
 ), ty AS (
     SELECT thread_id, jsonb_object_agg(action_type, n) AS by_type
@@ -172,7 +173,7 @@ def _plan_runs(
         "limit": limit,
         "thread_id": thread_id,
     }
-    rows = yield Op(_q(schema, _RUNS_SQL), params, "all")
+    rows = yield Op(_q(schema, _RUNS_SQL, unsettled=_UNSETTLED), params, "all")
     return [
         RunSummary(
             thread_id=_encoding.unescape_text(r[0]),
@@ -350,7 +351,7 @@ def thread_timeline(
         row.position = n
     status: str | None = None
     if rows:
-        if any(r.status in INFLIGHT for r in rows):
+        if any(is_unsettled(r) for r in records):
             status = "running"
         elif rows[-1].status == "failed":
             status = "failed"
@@ -408,7 +409,7 @@ SELECT thread_id, step_index, action_id, action_type, name, status, idempotent, 
        (SELECT count(*) FROM {s}.actions y
         WHERE y.thread_id = a.thread_id AND y.step_index <= a.step_index)::int
 FROM {s}.actions a
-WHERE status IN ('pending', 'running') AND completed_at IS NULL
+WHERE {unsettled}
   AND (%(older)s::timestamptz IS NULL OR started_at < %(older)s::timestamptz)
 ORDER BY started_at, thread_id, step_index
 LIMIT %(limit)s
@@ -418,7 +419,8 @@ LIMIT %(limit)s
 def _plan_inflight(
     schema: str, older: dt.datetime | None, limit: int | None
 ) -> Plan[list[InflightAction]]:
-    rows = yield Op(_q(schema, _INFLIGHT_SQL), {"older": older, "limit": limit}, "all")
+    sql_ = _q(schema, _INFLIGHT_SQL, unsettled=_UNSETTLED)
+    rows = yield Op(sql_, {"older": older, "limit": limit}, "all")
     return [InflightAction(*r) for r in rows]
 
 

@@ -38,6 +38,7 @@ from typing import Any
 from psycopg import sql
 
 from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord, row_from_db
+from langgraph_actionckpt.actions.settle import UNSETTLED_SQL
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import q as _q
 from langgraph_actionckpt.errors import ConfigurationError
@@ -110,6 +111,9 @@ class _Candidate:
     last_failed: bool
 
 
+_UNSETTLED = sql.SQL(UNSETTLED_SQL)
+
+
 class _Sql:
     """The retention statements of one schema."""
 
@@ -124,7 +128,7 @@ class _Sql:
             """
             WITH a AS (
                 SELECT thread_id, max(GREATEST(started_at, completed_at)) AS last_at,
-                       bool_or(status IN ('pending', 'running')) AS inflight, count(*) AS n
+                       bool_or({unsettled}) AS inflight, count(*) AS n
                 FROM {s}.actions GROUP BY thread_id
             ), c AS (
                 SELECT thread_id, max(created_at) AS last_at, count(*) AS n
@@ -139,7 +143,8 @@ class _Sql:
                    COALESCE((SELECT l.status FROM {s}.actions l WHERE l.thread_id = t.thread_id
                              ORDER BY l.step_index DESC LIMIT 1) = 'failed', false)
             FROM t ORDER BY t.thread_id
-            """
+            """,
+            unsettled=_UNSETTLED,
         )
 
     def verify(self) -> sql.Composed:
@@ -150,14 +155,15 @@ class _Sql:
             WHERE NOT EXISTS (
                 SELECT 1 FROM {s}.actions a WHERE a.thread_id = t.id
                   AND (a.started_at >= %(cutoff)s OR a.completed_at >= %(cutoff)s
-                       OR a.status IN ('pending', 'running')))
+                       OR {unsettled}))
               AND NOT EXISTS (
                 SELECT 1 FROM {s}.checkpoints c
                 WHERE c.thread_id = t.id AND c.created_at >= %(cutoff)s)
               AND (NOT %(keep_failed)s OR (
                 SELECT l.status FROM {s}.actions l WHERE l.thread_id = t.id
                 ORDER BY l.step_index DESC LIMIT 1) IS DISTINCT FROM 'failed')
-            """
+            """,
+            unsettled=_UNSETTLED,
         )
 
     def delete(self, table: str) -> sql.Composed:

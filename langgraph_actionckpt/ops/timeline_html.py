@@ -52,10 +52,12 @@ STATUS_COLOURS = {
     "failed": "#d62728",
     "running": "#ff7f0e",
     "reused": "#9467bd",
+    "superseded": "#7f7f7f",
 }
 """Bar colour per status: matplotlib's tab10, as the notebooks draw executed
 (``tab:blue``), replayed (``tab:green``), failed (``tab:red``) and cut short by
-the crash (``tab:orange``) actions; reused by meaning is ``tab:purple``."""
+the crash (``tab:orange``) actions; reused by meaning is ``tab:purple``, a dead
+attempt's row closed by a resume (superseded) ``tab:gray``."""
 
 _CHILD_ORDER = {"llm_completion": 0, "tool_call": 1}
 
@@ -70,7 +72,9 @@ def _status(record: ActionRecord) -> str:
         return "reused"
     if record.replayed and record.status == "completed":
         return "replayed"
-    return record.status if record.status in ("completed", "failed", "running") else "running"
+    # a dead attempt's row closed by a resume (actions.settle) is not in flight
+    shown = ("completed", "failed", "running", "superseded")
+    return record.status if record.status in shown else "running"
 
 
 def _resumed_at(record: ActionRecord) -> tuple[dt.datetime | None, str | None]:

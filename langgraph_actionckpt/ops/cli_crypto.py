@@ -133,14 +133,15 @@ def _run(
     if s.json:
         emit_json(data)
     else:
-        _report(result)
+        _report(result, what)
     if result.plaintext:
         raise typer.Exit(3)
     if not result.done:
         raise typer.Exit(2)
 
 
-def _report(result: Any) -> None:
+def _report(result: Any, what: str) -> None:
+    hint = " (or, if none was written since encryption was on, --all-plaintext)"
     for table, n in result.resealed.items():
         OUT.print(
             f"{table}: {n} rows sealed with key {result.active!r}, {result.skipped[table]} "
@@ -153,6 +154,7 @@ def _report(result: Any) -> None:
             f"{table}: values stored in plain text LEFT AS THEY ARE (not authenticated: "
             f"anyone with database access may have written them) in threads {escape(shown)}"
             f"{more}; check them, then name their threads with --accept-plaintext THREAD"
+            + (hint if what == "encrypting" else "")
         )
     if result.done:
         OUT.print(f"done: every value is sealed with key {result.active!r}")

@@ -382,3 +382,21 @@ async def test_reuse_on_an_encrypted_saver_serves_the_value(
         drop_schema(dsn, schema)
     assert len(read_calls(str(calls))) == 1  # the second thread was served
     assert outs[0] == outs[1] and "__ack__" not in outs[1]
+
+
+def test_remote_saver_never_gets_an_envelope(dsn: str, tmp_path: Path) -> None:
+    """The service holds no key: a remote read of a sealed row is refused on the server."""
+    from langgraph_actionckpt import RemoteActionSaver, ServiceError
+
+    from .service_fixtures import running
+
+    for service in running(dsn, tmp_path, n=1):
+        token, _, schema = service.tenant()
+        _encrypted_db(dsn, schema, ("victim",))
+        with RemoteActionSaver.from_target(service.target, token) as remote:
+            for call in (
+                lambda: remote.list_actions("victim"),
+                lambda: remote.get_action("victim", "call-1"),
+            ):
+                with pytest.raises(ServiceError, match="encrypted; pass encryption="):
+                    call()

@@ -277,6 +277,17 @@ def test_archive_keeps_sealed_values_and_import_restores_them(
     assert fetch(dsn, f'SELECT output::text FROM "{schema}".actions ORDER BY action_id') == raw
     with _saver(dsn, schema, KeyRing({"k1": K1})) as keyed:
         assert keyed.get_action("victim", "call-1").output == "genuine answer 1"  # type: ignore[union-attr]
+    # an imported plain value stays plain: refused, and left alone by re-sealing
+    forged = ActionRecord("victim", "call-7", "tool_call", status="completed", output="forged")
+    (tmp_path / "forged.jsonl").write_text(json.dumps(forged.to_dict(), default=str) + "\n")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        assert import_archive(conn, schema, tmp_path / "forged.jsonl") == 1
+        assert reencrypt(conn, KeyRing({"k1": K1}), schema).plaintext == {"actions": ["victim"]}
+    with (
+        _saver(dsn, schema, KeyRing({"k1": K1})) as keyed,
+        pytest.raises(DecryptionError, match="plain text"),
+    ):
+        keyed.get_action("victim", "call-7")
 
 
 # ------------------------------------------------------------ 3. forks and copies

@@ -259,9 +259,9 @@ def row_from_db(
     values = dict(zip(COLUMNS, row, strict=True))
     open_columns(q.keyring if q is not None else None, schema or "?", values, keep_sealed)
     for name, value in values.items():
-        if type(value) is Sealed:
-            continue
         if name in _JSON_FIELDS:
+            if type(value) is Sealed:
+                continue
             try:
                 values[name] = _encoding.from_jsonable(value)
             except Exception as exc:  # corrupt tags make the decoder raise anything
@@ -289,8 +289,6 @@ def open_columns(
         DecryptionError: A column does not open here, is plain text while the
             key ring does not allow it, or is sealed and there is no key ring.
     """
-    import orjson
-
     for column in SEALED_ACTION_COLUMNS:
         value = values[column]
         if value is None or (keyring is None and not is_envelope(value)):
@@ -302,6 +300,8 @@ def open_columns(
                 raise DecryptionError(no_key_message(where), where)
             values[column] = Sealed(value)
             continue
+        import orjson
+
         aad = action_aad(schema, thread_id, action_id, column)
         text = keyring.open_json(value, aad, where)
         if text is not None:

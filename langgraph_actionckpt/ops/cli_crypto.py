@@ -133,15 +133,14 @@ def _run(
     if s.json:
         emit_json(data)
     else:
-        _report(result, what)
+        _report(result)
     if result.plaintext:
         raise typer.Exit(3)
     if not result.done:
         raise typer.Exit(2)
 
 
-def _report(result: Any, what: str) -> None:
-    hint = " (or, if none was written since encryption was on, --all-plaintext)"
+def _report(result: Any) -> None:
     for table, n in result.resealed.items():
         OUT.print(
             f"{table}: {n} rows sealed with key {result.active!r}, {result.skipped[table]} "
@@ -154,7 +153,6 @@ def _report(result: Any, what: str) -> None:
             f"{table}: values stored in plain text LEFT AS THEY ARE (not authenticated: "
             f"anyone with database access may have written them) in threads {escape(shown)}"
             f"{more}; check them, then name their threads with --accept-plaintext THREAD"
-            + (hint if what == "encrypting" else "")
         )
     if result.done:
         OUT.print(f"done: every value is sealed with key {result.active!r}")

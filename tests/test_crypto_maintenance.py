@@ -281,8 +281,9 @@ def test_archive_keeps_sealed_values_and_import_restores_them(
     forged = ActionRecord("victim", "call-7", "tool_call", status="completed", output="forged")
     (tmp_path / "forged.jsonl").write_text(json.dumps(forged.to_dict(), default=str) + "\n")
     with psycopg.connect(dsn, autocommit=True) as conn:
-        assert import_archive(conn, schema, tmp_path / "forged.jsonl") == 1
+        import_archive(conn, schema, tmp_path / "forged.jsonl")
         assert reencrypt(conn, KeyRing({"k1": K1}), schema).plaintext == {"actions": ["victim"]}
+    assert fetch(dsn, f"SELECT output::text FROM \"{schema}\".actions WHERE action_id = 'call-7'")
     with (
         _saver(dsn, schema, KeyRing({"k1": K1})) as keyed,
         pytest.raises(DecryptionError, match="plain text"),

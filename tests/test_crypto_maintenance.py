@@ -277,6 +277,18 @@ def test_archive_keeps_sealed_values_and_import_restores_them(
     assert fetch(dsn, f'SELECT output::text FROM "{schema}".actions ORDER BY action_id') == raw
     with _saver(dsn, schema, KeyRing({"k1": K1})) as keyed:
         assert keyed.get_action("victim", "call-1").output == "genuine answer 1"  # type: ignore[union-attr]
+    # an imported plain value stays plain: refused, and left alone by re-sealing
+    forged = ActionRecord("victim", "call-7", "tool_call", status="completed", output="forged")
+    (tmp_path / "forged.jsonl").write_text(json.dumps(forged.to_dict(), default=str) + "\n")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        import_archive(conn, schema, tmp_path / "forged.jsonl")
+        assert reencrypt(conn, KeyRing({"k1": K1}), schema).plaintext == {"actions": ["victim"]}
+    assert fetch(dsn, f"SELECT output::text FROM \"{schema}\".actions WHERE action_id = 'call-7'")
+    with (
+        _saver(dsn, schema, KeyRing({"k1": K1})) as keyed,
+        pytest.raises(DecryptionError, match="plain text"),
+    ):
+        keyed.get_action("victim", "call-7")
 
 
 # ------------------------------------------------------------ 3. forks and copies
@@ -382,3 +394,21 @@ async def test_reuse_on_an_encrypted_saver_serves_the_value(
         drop_schema(dsn, schema)
     assert len(read_calls(str(calls))) == 1  # the second thread was served
     assert outs[0] == outs[1] and "__ack__" not in outs[1]
+
+
+def test_remote_saver_never_gets_an_envelope(dsn: str, tmp_path: Path) -> None:
+    """The service holds no key: a remote read of a sealed row is refused on the server."""
+    from langgraph_actionckpt import RemoteActionSaver, ServiceError
+
+    from .service_fixtures import running
+
+    for service in running(dsn, tmp_path, n=1):
+        token, _, schema = service.tenant()
+        _encrypted_db(dsn, schema, ("victim",))
+        with RemoteActionSaver.from_target(service.target, token) as remote:
+            for call in (
+                lambda: remote.list_actions("victim"),
+                lambda: remote.get_action("victim", "call-1"),
+            ):
+                with pytest.raises(ServiceError, match="encrypted; pass encryption="):
+                    call()

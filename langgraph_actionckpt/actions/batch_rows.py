@@ -21,6 +21,10 @@ values and the merge rules are those of the other paths:
 Rows from the first chunk holding a value ``orjson`` cannot encode (an unusual
 type in a scalar column) on are written the general way (parallel arrays bound
 by psycopg), in the same transaction.
+
+:func:`seal_columns` seals the ``input``/``output``/``error`` of a row with a
+key ring; :func:`open_columns` opens them when a row is read (every read path:
+without a key ring it refuses a sealed column instead of returning it).
 """
 
 from __future__ import annotations
@@ -31,14 +35,22 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, action_aad
+from langgraph_actionckpt.crypto import (
+    SEALED_ACTION_COLUMNS,
+    Sealed,
+    action_aad,
+    action_where,
+    is_envelope,
+    no_key_message,
+)
 from langgraph_actionckpt.db.encoding import escape_text, to_jsonable
+from langgraph_actionckpt.errors import DecryptionError
 
 if TYPE_CHECKING:
     from langgraph_actionckpt.actions.records import ActionRecord
     from langgraph_actionckpt.crypto import KeyRing
 
-__all__ = ["MAX_ROWS", "json_chunk", "json_row", "raw_jsonb", "seal_columns"]
+__all__ = ["MAX_ROWS", "json_chunk", "json_row", "open_columns", "raw_jsonb", "seal_columns"]
 
 MAX_ROWS = 1000
 """Rows per statement (one JSON parameter); larger batches take several, one transaction."""
@@ -194,3 +206,32 @@ def raw_jsonb(data: bytes) -> Any:
     from psycopg.types.json import Jsonb
 
     return Jsonb(data, dumps=_raw)
+
+
+def open_columns(
+    keyring: KeyRing | None, schema: str, values: dict[str, Any], keep_sealed: bool = False
+) -> None:
+    """Decrypt the sealed JSON columns of one action row in place (stored, escaped ids).
+
+    Without a key ring a sealed column is refused (or, ``keep_sealed``, kept as
+    a :class:`~langgraph_actionckpt.crypto.Sealed`), never returned as a value.
+
+    Raises:
+        DecryptionError: A column does not open here, is plain text while the
+            key ring does not allow it, or is sealed and there is no key ring.
+    """
+    for column in SEALED_ACTION_COLUMNS:
+        value = values[column]
+        if value is None or (keyring is None and not is_envelope(value)):
+            continue
+        thread_id, action_id = values["thread_id"], values["action_id"]
+        where = action_where(schema, thread_id, action_id, column)
+        if keyring is None:
+            if not keep_sealed:
+                raise DecryptionError(no_key_message(where), where)
+            values[column] = Sealed(value)
+            continue
+        aad = action_aad(schema, thread_id, action_id, column)
+        text = keyring.open_json(value, aad, where)
+        if text is not None:
+            values[column] = orjson.loads(text)

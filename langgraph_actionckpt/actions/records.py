@@ -18,19 +18,12 @@ from typing import TYPE_CHECKING, Any
 from psycopg import sql
 
 from langgraph_actionckpt.actions import batch_columns, batch_rows
-from langgraph_actionckpt.actions.batch_rows import seal_columns
-from langgraph_actionckpt.crypto import (
-    SEALED_ACTION_COLUMNS,
-    Sealed,
-    action_aad,
-    action_where,
-    is_envelope,
-    no_key_message,
-)
+from langgraph_actionckpt.actions.batch_rows import open_columns, seal_columns
+from langgraph_actionckpt.crypto import SEALED_ACTION_COLUMNS, Sealed
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import Rendered
-from langgraph_actionckpt.errors import DecryptionError, SerializationError
+from langgraph_actionckpt.errors import SerializationError
 
 if TYPE_CHECKING:
     from langgraph_actionckpt.crypto import KeyRing
@@ -263,9 +256,9 @@ def row_from_db(
     values = dict(zip(COLUMNS, row, strict=True))
     open_columns(q.keyring if q is not None else None, schema or "?", values, keep_sealed)
     for name, value in values.items():
-        if type(value) is Sealed:
-            continue
         if name in _JSON_FIELDS:
+            if type(value) is Sealed:
+                continue
             try:
                 values[name] = _encoding.from_jsonable(value)
             except Exception as exc:  # corrupt tags make the decoder raise anything
@@ -279,37 +272,6 @@ def row_from_db(
     if values["lc_run_id"] is not None:
         values["lc_run_id"] = str(values["lc_run_id"])
     return ActionRecord(**values)
-
-
-def open_columns(
-    keyring: KeyRing | None, schema: str, values: dict[str, Any], keep_sealed: bool = False
-) -> None:
-    """Decrypt the sealed JSON columns of one action row in place (stored, escaped ids).
-
-    Without a key ring a sealed column is refused (or, ``keep_sealed``, kept as
-    a :class:`~langgraph_actionckpt.crypto.Sealed`), never returned as a value.
-
-    Raises:
-        DecryptionError: A column does not open here, is plain text while the
-            key ring does not allow it, or is sealed and there is no key ring.
-    """
-    import orjson
-
-    for column in SEALED_ACTION_COLUMNS:
-        value = values[column]
-        if value is None or (keyring is None and not is_envelope(value)):
-            continue
-        thread_id, action_id = values["thread_id"], values["action_id"]
-        where = action_where(schema, thread_id, action_id, column)
-        if keyring is None:
-            if not keep_sealed:
-                raise DecryptionError(no_key_message(where), where)
-            values[column] = Sealed(value)
-            continue
-        aad = action_aad(schema, thread_id, action_id, column)
-        text = keyring.open_json(value, aad, where)
-        if text is not None:
-            values[column] = orjson.loads(text)
 
 
 _SEALED_AT = tuple(WRITE_COLUMNS.index(c) for c in SEALED_ACTION_COLUMNS)

@@ -158,7 +158,7 @@ def _plan_runs(
     thread_id: str | None = None,
     keyring: KeyRing | None = None,
 ) -> Plan[list[RunSummary]]:
-    from langgraph_actionckpt.actions.records import open_columns
+    from langgraph_actionckpt.actions.batch_rows import open_columns
     from langgraph_actionckpt.db import encoding as _encoding
 
     def last_error(r: Any) -> Any:  # opened with the key ring; sealed without one: refused

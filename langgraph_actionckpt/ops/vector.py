@@ -33,13 +33,8 @@ import psycopg
 from langchain_core.embeddings import Embeddings
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import (
-    COLUMNS,
-    ActionQueries,
-    ActionRecord,
-    open_columns,
-    row_from_db,
-)
+from langgraph_actionckpt.actions.batch_rows import open_columns
+from langgraph_actionckpt.actions.records import COLUMNS, ActionQueries, ActionRecord, row_from_db
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan

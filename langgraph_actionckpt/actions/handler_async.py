@@ -10,12 +10,14 @@ lease. See :mod:`langgraph_actionckpt.actions.callbacks` for what is recorded.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
+from psycopg.errors import QueryCanceled
 
 from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
 from langgraph_actionckpt.actions.observer import make_observer
@@ -25,6 +27,8 @@ from langgraph_actionckpt.actions.runs import Callback
 from langgraph_actionckpt.db import lease as _lease
 
 __all__ = ["AsyncActionCallbackHandler"]
+
+logger = logging.getLogger("langgraph_actionckpt")
 
 
 class AsyncActionCallbackHandler(AsyncCallbackHandler):
@@ -84,9 +88,16 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         await self.saver.writer.aflush()
 
     async def _root_ended(self, run_id: UUID) -> None:
-        """Flush when the root run ends, then release the lease it took."""
+        """Flush when the root run ends, then release the lease it took.
+
+        A flush the server cancelled (a statement timeout) keeps its rows queued:
+        the writer's next tick, or closing the saver, writes them. The run itself
+        succeeded and does not fail for it.
+        """
         try:
             await self.aflush()
+        except QueryCanceled as exc:
+            logger.warning("action rows kept for retry, the flush was cancelled: %s", exc)
         finally:
             thread_id = self._recorder.lease_end(run_id)
             if thread_id is not None:

@@ -345,7 +345,7 @@ def test_get_tuple_stores_first_the_held_writes_of_its_own_thread_only() -> None
     for thread in ("t1", "t2"):
         core._prepare_writes(config(thread, checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
     ops, loaded = drive(core._plan_get_tuple(config("t1")), replies(None))
-    assert loaded is None and [op.fetch for op in ops] == ["none", "one"]
+    assert loaded is None and [op.fetch for op in ops] == ["none", "sync", "one"]
     assert named(ops[0])["w0_t"] == "t1" and "w1_t" not in named(ops[0])
     assert core._pending.threads() == ["t2"]  # its checkpoint's put will store it
 
@@ -445,7 +445,8 @@ def test_delete_thread_in_one_transaction_and_adapter_flushes_first() -> None:
     core._prepare_writes(config(checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
     ops, _ = drive(core._plan_delete_thread("t1"))
     assert ops[0].query == Q.store(1, 0, 1, 0, False, True)  # held writes land first
-    assert [op.fetch for op in ops[1:]] == ["begin"] + ["none"] * 5 + ["commit"]
+    assert ops[1].fetch == "sync"  # its errors surface while the plan can restore them
+    assert [op.fetch for op in ops[2:]] == ["begin"] + ["none"] * 5 + ["commit"]
     assert not core._pending
 
 

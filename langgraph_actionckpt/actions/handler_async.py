@@ -11,12 +11,14 @@ lease. See :mod:`langgraph_actionckpt.actions.callbacks` for what is recorded.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
+from psycopg.errors import QueryCanceled
 
 from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
 from langgraph_actionckpt.actions.observer import make_observer
@@ -28,6 +30,8 @@ from langgraph_actionckpt.actions.tracked import now
 from langgraph_actionckpt.db import lease as _lease
 
 __all__ = ["AsyncActionCallbackHandler"]
+
+logger = logging.getLogger("langgraph_actionckpt")
 
 
 class AsyncActionCallbackHandler(AsyncCallbackHandler):
@@ -88,13 +92,22 @@ class AsyncActionCallbackHandler(AsyncCallbackHandler):
         await self.saver.writer.aflush()
 
     async def _root_ended(self, run_id: UUID) -> None:
-        """Flush when the root run ends, close a dead attempt's rows, release the lease."""
+        """Flush when the root run ends, close a dead attempt's rows, release the lease.
+
+        A flush the server cancelled (a statement timeout) keeps its rows queued:
+        the writer's next tick, or closing the saver, writes them. The run itself
+        succeeded and does not fail for it.
+        """
         thread_id = self._recorder.lease_end(run_id)
         since = self._leased_at.pop(str(run_id), None)
         try:
-            await self.aflush()
-            if thread_id is not None and since is not None:
-                await self._supersede(thread_id, since, str(run_id))
+            try:
+                await self.aflush()
+            except QueryCanceled as exc:
+                logger.warning("action rows kept for retry, the flush was cancelled: %s", exc)
+            else:
+                if thread_id is not None and since is not None:
+                    await self._supersede(thread_id, since, str(run_id))
         finally:
             if thread_id is not None:
                 await _lease.arelease(self.saver, thread_id)

@@ -27,6 +27,7 @@ from langgraph_actionckpt.checkpoints.plans_write import plan_store_writes, prep
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.driver import Plan
 from langgraph_actionckpt.db.encoding import unescape_text
+from langgraph_actionckpt.db.plan import SYNC
 from langgraph_actionckpt.errors import LeaseLostError, SerializationError
 
 __all__ = ["HeldWrites"]
@@ -201,6 +202,11 @@ class HeldWrites(LeaseFencing):
                 fences=fences,
                 chunked=chunked,
             )
+            # Pipelined, the statements' errors come back later; waiting for them
+            # here keeps this plan inside the block that restores what it took.
+            # A plan that ended first (a cancelled tick flush) lost its writes.
+            if calls:
+                yield SYNC
         except BaseException:
             self._pending.restore(held)
             raise

@@ -267,6 +267,12 @@ async def run_op(cur: psycopg.AsyncCursor[Any], op: Op) -> Any:
     if fetch == "sleep":
         await asleep(op.params[0])  # type: ignore[index]
         return None
+    if fetch == "sync":
+        # psycopg keeps the connection's open pipeline here (no public getter)
+        pipeline = getattr(cur.connection, "_pipeline", None)
+        if pipeline is not None:
+            await pipeline.sync()
+        return None
     if fetch == "begin":
         await cur.execute("BEGIN")
         return None

@@ -68,15 +68,28 @@ def sync_gate(conn: Any) -> OpenGate:
     return OpenGate()
 
 
+_CONFIGURED = "_actionckpt_configured"
+
+
+def _json_dumps(obj: Any) -> str:
+    return orjson.dumps(obj).decode()
+
+
 def configure_connection(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> None:
     """Use orjson for JSONB on this connection (faster, and what the encoder targets).
 
     Also the typed array parameters of :mod:`~langgraph_actionckpt.db.arrays`
-    (this connection's adapters are its own copy from here on).
+    (this connection's adapters are its own copy from here on). Once per
+    connection: psycopg's ``set_json_dumps`` makes a new dumper class on every
+    call, and a connection configured again for every plan (the lease keeper's)
+    grew its adapters and slowed every later dump.
     """
+    if conn.__dict__.get(_CONFIGURED):
+        return
     set_json_loads(orjson.loads, conn)
-    set_json_dumps(lambda obj: orjson.dumps(obj).decode(), conn)
+    set_json_dumps(_json_dumps, conn)
     arrays.register(conn)
+    conn.__dict__[_CONFIGURED] = True
 
 
 _CURSOR = "_actionckpt_cursor"

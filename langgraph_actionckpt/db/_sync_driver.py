@@ -269,6 +269,12 @@ def run_op(cur: psycopg.Cursor[Any], op: Op) -> Any:
     if fetch == "sleep":
         sleep(op.params[0])  # type: ignore[index]
         return None
+    if fetch == "sync":
+        # psycopg keeps the connection's open pipeline here (no public getter)
+        pipeline = getattr(cur.connection, "_pipeline", None)
+        if pipeline is not None:
+            pipeline.sync()
+        return None
     if fetch == "begin":
         cur.execute("BEGIN")
         return None

@@ -347,6 +347,7 @@ class LeaseKeeper(HeldLeases):
         self.queries = LeaseQueries(schema)
         self._connect = connect or self._default_connect
         self._conn: psycopg.Connection[Any] | None = None
+        self._driver: SyncDriver | None = None
         self._direct = False
         self._io = threading.RLock()
 
@@ -473,23 +474,26 @@ class LeaseKeeper(HeldLeases):
             tcp_user_timeout=int(max(self.ttl, 5.0) * 1000),
         )
 
-    def _connection(self) -> psycopg.Connection[Any]:
-        if self._conn is None or self._conn.closed or self._conn.broken:
-            if self._conn is not None:
+    def _connection(self) -> SyncDriver:
+        """The driver on the keeper's connection, opened (and set up) once per connection."""
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken or self._driver is None:
+            if conn is not None:
                 with contextlib.suppress(Exception):
-                    self._conn.close()
-            self._conn = self._connect()
-            self._direct = _is_direct(self._conn)
-        return self._conn
+                    conn.close()
+            conn = self._conn = self._connect()
+            self._direct = _is_direct(conn)
+            self._driver = SyncDriver(conn)
+        return self._driver
 
     def _run(self, factory: Callable[[], Plan[Any]]) -> Any:
         with self._io:
             for attempt in (1, 2):
-                conn = self._connection()
+                driver = self._connection()
                 try:
-                    return SyncDriver(conn).run(factory)
+                    return driver.run(factory)
                 except psycopg.OperationalError:
-                    if attempt == 2 or not conn.broken:
+                    if attempt == 2 or self._conn is None or not self._conn.broken:
                         raise
                     self._conn = None  # reconnect once: the lease connection was cut
         raise AssertionError("unreachable")  # pragma: no cover

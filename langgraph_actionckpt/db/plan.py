@@ -13,11 +13,13 @@ from typing import Any, Literal, TypeVar
 
 from psycopg import sql
 
-__all__ = ["BEGIN", "COMMIT", "ROLLBACK", "Fetch", "Op", "Plan", "PlanFactory", "T"]
+__all__ = ["BEGIN", "COMMIT", "ROLLBACK", "SYNC", "Fetch", "Op", "Plan", "PlanFactory", "T"]
 
 T = TypeVar("T")
 
-Fetch = Literal["none", "one", "all", "many", "begin", "commit", "rollback", "copy", "sleep"]
+Fetch = Literal[
+    "none", "one", "all", "many", "begin", "commit", "rollback", "copy", "sleep", "sync"
+]
 
 
 @dataclass(slots=True)
@@ -30,7 +32,10 @@ class Op:
         fetch: ``none`` (execute), ``one``/``all`` (return rows), ``many``
             (executemany over ``params``), ``copy`` (COPY FROM STDIN with
             ``params`` as the rows), ``begin``/``commit``/``rollback``, ``sleep``
-            (wait ``params[0]`` seconds on the client, holding no snapshot).
+            (wait ``params[0]`` seconds on the client, holding no snapshot),
+            ``sync`` (in pipeline mode, wait for the results of the statements
+            sent so far: their error is raised while the plan is still at this
+            op; outside a pipeline, nothing).
         prepare: Prepare the statement on first use (hot statements; skipped when
             the connection disables prepared statements, e.g. for pgbouncer).
         lock_key: The thread whose rows the statement writes; a group commit
@@ -50,3 +55,4 @@ PlanFactory = Callable[[], Plan[T]]
 BEGIN = Op(fetch="begin")
 COMMIT = Op(fetch="commit")
 ROLLBACK = Op(fetch="rollback")
+SYNC = Op(fetch="sync")

@@ -124,3 +124,9 @@ async def test_copy_and_fork_to_a_3000_byte_id_is_refused(any_saver: Any, method
             await run(any_saver, method, "t", target)
         else:
             await run(any_saver, method, "t", "a", output="x", new_thread_id=target)
+
+
+async def test_record_with_a_non_string_text_field_is_a_typed_error(any_saver: Any) -> None:
+    record = ActionRecord(thread_id="t", action_id="a", action_type=123)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="must be a string, not int"):
+        await run(any_saver, "record_actions", [record])

@@ -75,8 +75,17 @@ def _unescape_str(value: str) -> str:
 
 
 def escape_text(value: str) -> str:
-    """Make a string storable in a ``text`` column (no NUL, no lone surrogate), reversibly."""
-    return _escape_str(value)
+    """Make a string storable in a ``text`` column (no NUL, no lone surrogate), reversibly.
+
+    Raises:
+        ConfigurationError: ``value`` is not a string (an action type of 123...).
+    """
+    try:
+        return _escape_str(value)
+    except AttributeError:
+        raise ConfigurationError(
+            f"a text field must be a string, not {type(value).__name__} ({str(value)[:40]!r})"
+        ) from None
 
 
 def stored_id(what: str, value: object) -> str:

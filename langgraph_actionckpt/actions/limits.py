@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from langgraph_actionckpt._config import LIMITS
+from langgraph_actionckpt.actions.records import STATUSES
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.errors import ConfigurationError
 
@@ -38,7 +39,8 @@ def check_record(record: ActionRecord) -> ActionRecord:
     A too long key would fail the whole batch of rows it is written with.
 
     Raises:
-        ConfigurationError: One is too long; the message names it and its size.
+        ConfigurationError: One is too long (the message names it and its size),
+            or the status is not one of ``STATUSES``.
     """
     # On the caller's path (every queued row): plain ASCII ids, nearly always,
     # are stored as they are, a byte a character, so their lengths tell. Each
@@ -46,6 +48,11 @@ def check_record(record: ActionRecord) -> ActionRecord:
     # smallest limit (or the second smallest, and the one id with the smallest
     # limit fits it), every one fits its own, told by one length.
     r = record
+    if r.status not in STATUSES:  # the table's CHECK would fail the whole batch
+        raise ConfigurationError(
+            f"action {str(r.action_id)[:40]!r} of thread {str(r.thread_id)[:40]!r}: "
+            f"unknown status {str(r.status)[:40]!r}; use one of {STATUSES}"
+        )
     ids = (r.thread_id, r.checkpoint_ns, r.checkpoint_id, r.action_id, r.task_id, r.run_id)
     try:
         joined = "".join(filter(None, (*ids, r.name, r.node)))

@@ -32,9 +32,13 @@ def plan_list(
 ) -> Plan[list[ActionRecord]]:
     """Select actions with optional filters (every value bound).
 
+    Text filters are escaped as the columns store them (``escape_text``), so a
+    value holding NUL or a lone surrogate finds the row recorded with it.
+
     Raises:
         ConfigurationError: The thread id is longer than its limit (before any SQL).
     """
+    esc = _encoding.escape_text
     conds: list[str] = []
     params: dict[str, Any] = {"limit": limit}
     if thread_id is not None:
@@ -42,19 +46,19 @@ def plan_list(
         params["thread_id"] = _encoding.stored_id("thread id", thread_id)
     if action_type is not None:
         conds.append("action_type = ANY(%(types)s::text[])")
-        params["types"] = [action_type] if isinstance(action_type, str) else list(action_type)
+        params["types"] = [esc(t) for t in _one_or_many(action_type)]
     if status is not None:
         conds.append("status = ANY(%(statuses)s::text[])")
-        params["statuses"] = [status] if isinstance(status, str) else list(status)
+        params["statuses"] = [esc(s) for s in _one_or_many(status)]
     if node is not None:
         conds.append("node = %(node)s")
-        params["node"] = node
+        params["node"] = esc(node)
     if run_id is not None:
         conds.append("run_id = %(run_id)s")
-        params["run_id"] = run_id
+        params["run_id"] = esc(run_id)
     if task_id is not None:
         conds.append("task_id = %(task_id)s")
-        params["task_id"] = task_id
+        params["task_id"] = esc(task_id)
     if isinstance(since, dt.datetime):
         conds.append("started_at >= %(since)s")
         params["since"] = since
@@ -64,6 +68,10 @@ def plan_list(
     order = "step_index DESC" if newest_first else "step_index"
     rows = yield Op(q.select(conds, order), params, "all")
     return [row_from_db(r, q) for r in rows]
+
+
+def _one_or_many(value: str | Sequence[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
 
 
 def plan_get(q: ActionQueries, thread_id: str, action_id: str) -> Plan[ActionRecord | None]:

@@ -43,7 +43,7 @@ from langgraph_actionckpt.checkpoints.rows import (
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
 from langgraph_actionckpt.db.driver import Op, Plan, PlanFactory
-from langgraph_actionckpt.db.encoding import escape_text, from_jsonable, unescape_text
+from langgraph_actionckpt.db.encoding import escape_text, from_jsonable, plain_id, unescape_text
 from langgraph_actionckpt.errors import SerializationError
 
 DECODED = "__decoded__"
@@ -93,6 +93,8 @@ def plan_get_tuple(queries: Queries, codec: Codec, config: RunnableConfig) -> Pl
     """
     thread_id, ns = thread_key(config)
     checkpoint_id = config["configurable"].get("checkpoint_id")
+    if checkpoint_id is not None:
+        plain_id("checkpoint id", checkpoint_id)
     params = {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id}
     raw = yield Op(queries.get_tuple(checkpoint_id is not None), params, "one", prepare=True)
     if raw is None:
@@ -293,14 +295,14 @@ def list_conditions(
             params["ns"] = escape_text(conf["checkpoint_ns"])
         if conf.get("checkpoint_id"):
             conds.append("checkpoint_id = %(checkpoint_id)s")
-            params["checkpoint_id"] = conf["checkpoint_id"]
+            params["checkpoint_id"] = plain_id("checkpoint id", conf["checkpoint_id"])
     if filter:
         # The whole filter is one bound JSONB value: keys never reach the SQL text.
         conds.append("metadata @> %(filter)s::jsonb")
         params["filter"] = json_text(dict(filter))
     if before is not None and before.get("configurable", {}).get("checkpoint_id"):
         conds.append("checkpoint_id < %(before)s")
-        params["before"] = before["configurable"]["checkpoint_id"]
+        params["before"] = plain_id("checkpoint id", before["configurable"]["checkpoint_id"])
     return conds, params
 
 

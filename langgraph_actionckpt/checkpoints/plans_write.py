@@ -39,8 +39,8 @@ from langgraph_actionckpt.checkpoints.pending import ActionRow, WriteCall, Write
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.arrays import TextArray
 from langgraph_actionckpt.db.driver import Op, Plan
-from langgraph_actionckpt.db.encoding import escape_text, unescape_text
-from langgraph_actionckpt.errors import InFlightActionError
+from langgraph_actionckpt.db.encoding import escape_text, plain_id, unescape_text
+from langgraph_actionckpt.errors import InFlightActionError, SerializationError
 
 INLINE_VERSION = ""
 """``versions`` entry of a channel stored inline in the checkpoint (no blob row)."""
@@ -100,6 +100,7 @@ def plan_put(
     Returns:
         What the caller caches: see :class:`PutResult`.
     """
+    _check_checkpoint(checkpoint)
     conf = config["configurable"]
     thread_id, ns = thread_key(config)
     values = checkpoint.get("channel_values", {})
@@ -136,7 +137,9 @@ def plan_put(
     meta = merge_metadata(config, metadata)
     step = meta.get("step") if isinstance(meta.get("step"), int) else None
     run_id = _str_or_none(meta.get("run_id"))
-    check_length("checkpoint id", str(checkpoint["id"]))
+    plain_id("checkpoint id", checkpoint["id"])
+    if conf.get("checkpoint_id") is not None:
+        plain_id("checkpoint id", conf["checkpoint_id"])
     if run_id is not None:
         check_length("run id", run_id)
     params: dict[str, Any] = {
@@ -194,6 +197,19 @@ def plan_put(
     )
 
 
+def _check_checkpoint(checkpoint: Checkpoint) -> None:
+    # LangGraph's savers read these back (InMemorySaver's get_tuple indexes
+    # channel_versions): refuse here what could be stored but never loaded.
+    missing = [key for key in ("id", "channel_versions") if key not in checkpoint]
+    if missing:
+        raise SerializationError(f"checkpoint has no {' or '.join(missing)}: cannot be stored")
+    if not isinstance(checkpoint["channel_versions"], Mapping):
+        raise SerializationError(
+            "checkpoint channel_versions must be a mapping, not "
+            f"{type(checkpoint['channel_versions']).__name__}"
+        )
+
+
 def prepare_writes(
     codec: Codec,
     config: RunnableConfig,
@@ -226,7 +242,7 @@ def prepare_writes(
     task, path = escape_text(task_id), escape_text(task_path)
     check_length("task id", task)
     if checkpoint_id is not None:
-        check_length("checkpoint id", str(checkpoint_id))
+        plain_id("checkpoint id", checkpoint_id)
     rows = []
     for i, (channel, value) in enumerate(writes):
         # sealed when bound (binding.bind_calls): a write equal to a delta becomes a reference

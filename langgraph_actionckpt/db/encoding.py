@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 from langgraph_actionckpt._config import check_length
+from langgraph_actionckpt.errors import ConfigurationError
 
 MARK = "\ue000"
 """Private-use character that prefixes escaped strings."""
@@ -74,8 +75,17 @@ def _unescape_str(value: str) -> str:
 
 
 def escape_text(value: str) -> str:
-    """Make a string storable in a ``text`` column (no NUL, no lone surrogate), reversibly."""
-    return _escape_str(value)
+    """Make a string storable in a ``text`` column (no NUL, no lone surrogate), reversibly.
+
+    Raises:
+        ConfigurationError: ``value`` is not a string (an action type of 123...).
+    """
+    try:
+        return _escape_str(value)
+    except AttributeError:
+        raise ConfigurationError(
+            f"a text field must be a string, not {type(value).__name__} ({str(value)[:40]!r})"
+        ) from None
 
 
 def stored_id(what: str, value: object) -> str:
@@ -93,6 +103,29 @@ def stored_id(what: str, value: object) -> str:
         ConfigurationError: It is longer than its limit.
     """
     text = escape_text(str(value))
+    check_length(what, text)
+    return text
+
+
+def plain_id(what: str, value: object) -> str:
+    """A checkpoint id as stored: unescaped, so it must hold neither NUL nor a lone surrogate.
+
+    Checkpoint ids are stored as given (they order the thread's history), so one
+    a ``text`` column cannot hold is refused here, before any SQL, instead of
+    failing in the database after the call was acknowledged.
+
+    Args:
+        what: A key of ``_config.LIMITS`` (``"checkpoint id"``).
+        value: The id as the caller gave it.
+
+    Raises:
+        ConfigurationError: It holds NUL or a lone surrogate, or is longer than its limit.
+    """
+    text = str(value)
+    if _NEEDS_ESCAPE.search(text) is not None:
+        raise ConfigurationError(
+            f"{what} {text[:40]!r} holds NUL or a lone surrogate, which a {what} cannot hold"
+        )
     check_length(what, text)
     return text
 

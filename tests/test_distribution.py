@@ -357,16 +357,18 @@ def _check_hot_path(seen: list[str], schema: str) -> None:
 def cross_thread_statements(schema: str) -> dict[str, str]:
     """Statements that read or change many threads, with why they are not on the hot path.
 
-    On Citus each goes to every shard (scatter-gather); see README "Scaling out".
+    On Citus each goes to every shard (scatter-gather); see the docs' "Scaling out" page.
     """
     from langgraph_actionckpt.checkpoints.sql import Queries
     from langgraph_actionckpt.ops import reports, retention
 
     return {
         # actionckpt runs / failed: every thread's actions, grouped by thread
-        "runs": reports._q(schema, reports._RUNS_SQL).as_string(),
+        "runs": reports._q(schema, reports._RUNS_SQL, unsettled=reports._UNSETTLED).as_string(),
         # actionckpt inflight: every unfinished action of every thread
-        "inflight": reports._q(schema, reports._INFLIGHT_SQL).as_string(),
+        "inflight": reports._q(
+            schema, reports._INFLIGHT_SQL, unsettled=reports._UNSETTLED
+        ).as_string(),
         # actionckpt prune / archive: idle threads are found by scanning them all
         "prune-candidates": retention._Sql(schema).candidates().as_string(),
         # delete_for_runs: by run id, whatever the thread

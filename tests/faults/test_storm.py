@@ -25,7 +25,7 @@ from psycopg import sql
 from langgraph_actionckpt import AsyncActionCallbackHandler, AsyncActionSaver
 from tests.faults.servers import PrivatePostgres
 
-RUNS = 120
+RUNS = 200  # the storm: 200 concurrent runs on a pool of 10
 POOL = 10
 STEPS = 4
 LOCK_SECONDS = 1.5

@@ -9,7 +9,7 @@ through the same decision as :class:`~langgraph_actionckpt.reuse.SemanticReuse`:
 
 1. the key must match (action, model and parameters, tools, and with
    ``context="exact"`` every message before the last);
-2. the cosine similarity of the whole requests' embeddings (all-MiniLM-L6-v2,
+2. the cosine similarity of the whole requests' embeddings (USE multilingual v3,
    offline) must reach the threshold;
 3. the verifier (by default the contrast check) must accept.
 

@@ -6,7 +6,7 @@ parameters, bound tools and their schemas), for a tool its argument schema. With
 ``context="exact"`` (the default) every message before the last one is part of
 the key too, so only the last message may be reworded. The *text* is the whole
 request (every message), last message first so that a model with a short window
-(all-MiniLM-L6-v2 reads 256 word pieces) sees the question before the history.
+(a sentence encoder reads a bounded number of word pieces) sees the question before the history.
 """
 
 from __future__ import annotations

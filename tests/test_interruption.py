@@ -2,7 +2,7 @@
 
 A non-idempotent ``@action`` or tool whose side effect happened, then stopped
 from outside (an ``asyncio`` cancellation from a ``wait_for`` timeout, a
-``KeyboardInterrupt``), is logged ``interrupted``: the resume stops with
+``KeyboardInterrupt``, a ``SystemExit``), is logged ``interrupted``: the resume stops with
 ``InFlightActionError`` as after a SIGKILL, and ``resolve_action`` lets it go
 on without a second side effect. ``resolve_action`` refuses a completed or
 failed action unless ``override=True``, which keeps what it replaced.
@@ -126,16 +126,20 @@ def _settle_and_resume_sync(saver: ActionSaver, graph: Any, config: Any, fx: Eff
     assert fx.count == 1  # the side effect happened once across the resume
 
 
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit])
 @pytest.mark.parametrize("kind", ["action", "tool"])
-def test_sync_keyboard_interrupt_is_not_a_failure(pg: tuple[str, str], kind: str) -> None:
+def test_sync_keyboard_interrupt_is_not_a_failure(
+    pg: tuple[str, str], kind: str, stop: type[BaseException]
+) -> None:
+    """Ctrl-C, or a ``sys.exit()`` from a signal handler, right after the side effect."""
     dsn, schema = pg
-    fx = Effects(KeyboardInterrupt)
+    fx = Effects(stop)
     call = _sync_callable(kind, fx)
     config = {"configurable": {"thread_id": f"ki-{uuid.uuid4().hex[:8]}"}}
     with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
         saver.setup()
         graph = _graph(lambda s: {"result": call()}, saver)
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(stop):
             graph.invoke({}, config)
         _settle_and_resume_sync(saver, graph, config, fx)
 

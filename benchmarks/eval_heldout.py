@@ -1,13 +1,14 @@
 """Reuse by meaning on the held-out pairs, end to end through the public API, once.
 
 The method is in ``benchmarks/RESULTS.md`` (fixed before any result). For each pair
-of ``benchmarks/reuse_heldout.jsonl``: a one-node graph with a counting model, the
+of ``benchmarks/reuse_heldout.jsonl`` (or ``--pairs``, e.g. held-out set #2,
+``benchmarks/reuse_heldout2.jsonl``): a one-node graph with a counting model, the
 default ``SemanticReuse(LocalEmbeddings(), scope=<the pair's own>)`` on the saver;
 thread 1 asks request a, thread 2 asks b; b was served when the model was not
 called for it. Prints wrong reuse and recall with 95% Wilson intervals, by kind
 and by language, and the must-not pairs that were served.
 
-    python -m benchmarks.eval_heldout [--dsn DSN]
+    python -m benchmarks.eval_heldout [--pairs PATH] [--dsn DSN]
 """
 
 from __future__ import annotations
@@ -74,12 +75,13 @@ def messages(request: dict[str, Any]) -> list[Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dsn", default=None, help="default: the embedded PostgreSQL")
+    parser.add_argument("--pairs", type=Path, default=PAIRS, help="default: held-out set #1")
     args = parser.parse_args()
     if args.dsn is None:
         from langgraph_actionckpt.embedded import embedded_dsn
 
         args.dsn = embedded_dsn()
-    pairs = [json.loads(line) for line in PAIRS.read_text().splitlines()]
+    pairs = [json.loads(line) for line in args.pairs.read_text().splitlines()]
     embeddings = LocalEmbeddings()
     schema = f"eval_heldout_{uuid.uuid4().hex[:8]}"
     served: dict[str, bool] = {}
@@ -101,7 +103,7 @@ def main() -> None:
                         served[pair["id"]] = len(read_calls(calls)) == before
         elapsed = time.perf_counter() - t0
     _drop(args.dsn, schema)
-    report(pairs, served, elapsed)
+    report(args.pairs, pairs, served, elapsed)
 
 
 def _drop(dsn: str, schema: str) -> None:
@@ -112,12 +114,15 @@ def _drop(dsn: str, schema: str) -> None:
         conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
 
-def report(pairs: list[dict[str, Any]], served: dict[str, bool], elapsed: float) -> None:
+def report(
+    path: Path, pairs: list[dict[str, Any]], served: dict[str, bool], elapsed: float
+) -> None:
     should = [p for p in pairs if p["label"] == "reuse"]
     must_not = [p for p in pairs if p["label"] == "distinct"]
     wrong = [p for p in must_not if served[p["id"]]]
     hits = [p for p in should if served[p["id"]]]
-    print(f"{len(pairs)} held-out pairs, end to end, default settings ({elapsed:.0f} s)")
+    print(f"{len(pairs)} held-out pairs ({path.name}), end to end, default settings", end="")
+    print(f" ({elapsed:.0f} s)")
     print(f"wrong reuse: {rate(len(wrong), len(must_not))}")
     print(f"recall:      {rate(len(hits), len(should))}")
     by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])

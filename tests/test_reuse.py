@@ -201,6 +201,32 @@ def test_the_same_number_in_another_script_is_the_same_request() -> None:
     assert contrast("human: Convert $5 to yen.", "human: Convert 5 dollars to yen.") is None
 
 
+# The rules of issue 34's second round: what a request adds, or replaces, as one element.
+REFUSED_ROUND_2 = [
+    ("unit-appended", "How many credits does the course need?",
+     "How many credits does the course need in hours?", "words appended"),
+    ("constraint-appended", "Suggest a side dish for a roast dinner.",
+     "Suggest a side dish for a roast dinner that is gluten-free.", "words appended"),
+    ("han-run-replaced", "这本书多少人民币?", "这本书多少日元?", "a word replaced"),
+    ("currency-sign", "Convert 5₩ to euros.", "Convert 5₺ to euros.", "a word replaced"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "why"), [c[1:] for c in REFUSED_ROUND_2], ids=[c[0] for c in REFUSED_ROUND_2]
+)
+def test_contrast_refuses_what_a_request_adds_or_replaces(a: str, b: str, why: str) -> None:
+    assert contrast(f"human: {a}", f"human: {b}") == why
+    assert contrast(f"human: {b}", f"human: {a}") == why
+
+
+def test_words_added_in_front_or_inside_are_a_paraphrase() -> None:
+    # a frame in front, an adverb inside: the request asks for the same thing
+    assert contrast("human: Explain recursion.", "human: Can you explain recursion?") is None
+    assert contrast("human: Is the garage open?", "human: Is the garage currently open?") is None
+    assert contrast("human: List hotels in Lisbon.", "human: Which hotels are in Lisbon?") is None
+
+
 def test_calibrate_keeps_wrong_reuse_under_target() -> None:
     pairs = [(0.99, True), (0.95, True), (0.90, False), (0.80, True), (0.70, False), (None, False)]
     t = calibrate(pairs, target_wrong_rate=0.0)

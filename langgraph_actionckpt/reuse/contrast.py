@@ -24,10 +24,14 @@ Unicode category; Chinese and Japanese characters count one word each; see
   with digits, dots or underscores, in order;
 * word order: the same words in another order (swapped roles: "is a lion faster
   than a horse" against "is a horse faster than a lion");
-* small edits: the same content words but for one or two places where a word was
+* small edits: the same content words but for one place where a word was
   replaced, added or dropped ("by bus" / "by taxi", "flats" / "flats that allow
-  pets"). A paraphrase rewrites more than that; a request that asks for something
-  else usually changes one element and keeps the rest.
+  pets"; a run of Chinese or Japanese characters, "人民币" / "美元", is one word
+  here). A paraphrase rewrites more than that; a request that asks for something
+  else usually changes one element and keeps the rest;
+* words appended: every content word of one request, in order, and more at the
+  end of a sentence ("... a bachelor's degree?" / "... a bachelor's degree in
+  hours?"): a unit, a constraint or a qualifier added.
 
 It errs on the side of refusing: a paraphrase that reorders two names or adds one
 adverb is not reused, which costs one model call, never a wrong answer.
@@ -49,6 +53,7 @@ _TOKEN = re.compile(
     r"(?<!\w)'[^'\n]{1,80}'(?!\w)|\"[^\"\n]{1,80}\"|[^\W_][\w.\-:/@']*|[.!?;\n。！？；]"  # noqa: RUF001
 )
 _SENT_END = {".", "!", "?", ";", "\n", "。", "！", "？", "；"}  # noqa: RUF001
+_END = "\n"  # a sentence end in a word sequence
 
 # English words for counts and orders that are not cardinals (those are in .structure)
 _NUMBER_WORDS = {
@@ -153,6 +158,7 @@ class _Features:
     words: list[str] = field(default_factory=list)
     numbers: list[str] = field(default_factory=list)
     times: set[str] = field(default_factory=set)
+    sequence: list[str] = field(default_factory=list)  # the words, _END at each sentence end
     names: list[tuple[str, bool]] = field(default_factory=list)  # (name, sentence-initial)
     quoted: list[str] = field(default_factory=list)
     negations: int = 0
@@ -168,12 +174,14 @@ def _features(text: str) -> _Features:
     for tok in _tokens(text):
         if tok in _SENT_END:
             start = True
+            f.sequence.append(_END)
             continue
         low = _POSSESSIVE.sub("", tok.lower())
         value = structure.han_numbers(tok) or structure.number_word(low)
         digits = structure.numbers_in(tok) if tok[0] not in "'\"" else []
         # a number is the same word however it is written ("3", "三", "three", "٣")
         f.words.append(value or (digits[0] if len(digits) == 1 and tok.isdigit() else low))
+        f.sequence.append(f.words[-1])
         inner += not start
         if tok[0] in "'\"":
             f.quoted.append(low.strip("'\""))
@@ -205,19 +213,38 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+def _elements(words: list[str]) -> int:
+    """How many elements a run of words is: a run of Han or kana characters is one.
+
+    Chinese and Japanese are cut one character a word, so "人民币" / "美元" (one
+    currency for another) is one element replaced, not three characters.
+    """
+    count = 0
+    previous_han = False
+    for w in words:
+        han = len(w) == 1 and structure.is_han(w)
+        count += not (han and previous_han)
+        previous_han = han
+    return count
+
+
 def _small_edit(ca: list[str], cb: list[str]) -> str | None:
     """Why the content words differ by a small edit, or None.
 
     A small edit keeps the other content words in place and makes one change: a
-    run of one or two words replaced ("by bus" / "by taxi"), or a clause of two to
-    four words added or dropped ("flats" / "flats that allow pets"). Paraphrases
-    add one word ("which city is...") or change two places ("draft ... regarding" /
-    "write ... about"); the other checks see a second change of numbers, names,
-    dates, negation, tense or scope whatever else changed.
+    run of one or two elements replaced ("by bus" / "by taxi"), or a clause of two
+    to four added or dropped ("flats" / "flats that allow pets"). Paraphrases
+    change two places ("draft ... regarding" / "write ... about"); the other
+    checks see a second change of numbers, names, dates, negation, tense or scope
+    whatever else changed.
     """
     sa, sb = [_stem(w) for w in ca], [_stem(w) for w in cb]
     ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
-    changed = [(tag, i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+    changed = [
+        (tag, _elements(ca[i1:i2]), _elements(cb[j1:j2]))
+        for tag, i1, i2, j1, j2 in ops
+        if tag != "equal"
+    ]
     same = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
     if len(changed) != 1 or same < 1:
         return None
@@ -225,6 +252,27 @@ def _small_edit(ca: list[str], cb: list[str]) -> str | None:
     if tag == "replace":
         return "a word replaced" if max(n, m) <= 2 else None
     return "a clause added or dropped" if 2 <= n + m <= 4 else None
+
+
+def _appended(sa: list[str], sb: list[str]) -> bool:
+    """Whether one side is the other with content words appended to one of its sentences.
+
+    ``sa`` and ``sb`` are content words with ``_END`` at each sentence end. A request
+    that keeps every content word of another and appends some at the end of a
+    sentence asks for more: a unit ("... in hours?"), a constraint ("... that is
+    gluten-free"), a qualifier. Paraphrases add words in front ("which city is...",
+    "what are the steps to...") or a sentence of their own; neither counts.
+    """
+    ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
+    changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] not in ("insert", "delete"):
+        return False
+    tag, i1, i2, j1, j2 = changed[0]
+    longer, start, end = (sb, j1, j2) if tag == "insert" else (sa, i1, i2)
+    after_word = start > 0 and longer[start - 1] != _END
+    return (
+        after_word and _END not in longer[start:end] and (end == len(longer) or longer[end] == _END)
+    )
 
 
 def contrast(a: str, b: str) -> str | None:
@@ -265,7 +313,12 @@ def contrast(a: str, b: str) -> str | None:
     cb = [w for w in fb.words if w not in _STOP]
     if ca != cb and Counter(ca) == Counter(cb):
         return "same words, other order"
-    return _small_edit(ca, cb)
+    edit = _small_edit(ca, cb)
+    if edit is not None:
+        return edit
+    sa = [_stem(w) for w in fa.sequence if w not in _STOP]
+    sb = [_stem(w) for w in fb.sequence if w not in _STOP]
+    return "words appended" if _appended(sa, sb) else None
 
 
 def contrast_verifier(new: str, cached: str, record: object = None) -> bool:

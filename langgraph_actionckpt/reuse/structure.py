@@ -8,7 +8,8 @@ kana characters count one word each), the value of a number however it is writte
 Chinese numerals; cardinal number words), and the closed grammatical classes that
 flip an answer: negation, past tense, universal quantifiers, in English, German,
 French, Spanish, Italian, Portuguese, Russian and Chinese. Currency and unit
-symbols are read as the words they stand for, so "$5" and "5 dollars" agree.
+symbols are read as the words they stand for, so "$5" and "5 dollars" agree; any other
+currency sign (Unicode category Sc) is a word of its own, so "5₩" and "5₺" differ.
 """
 
 from __future__ import annotations
@@ -117,9 +118,20 @@ _HAN_NUMBER = re.compile("[" + "".join(_HAN_DIGITS) + "".join(_HAN_UNITS) + "]+"
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+def _currency_words(text: str) -> str:
+    """Any other currency sign (Unicode category Sc) as a word of its own: its name."""
+    return "".join(
+        f" {unicodedata.name(c, 'currency').lower().replace(' ', '-')} "
+        if unicodedata.category(c) == "Sc"
+        else c
+        for c in text
+    )
+
+
 def normalize(text: str) -> str:
     """NFKC (full-width letters and digits become ASCII) and symbols as words."""
-    return _SYMBOLS.sub(lambda m: _SYMBOL_WORDS[m.group(0)], unicodedata.normalize("NFKC", text))
+    text = _SYMBOLS.sub(lambda m: _SYMBOL_WORDS[m.group(0)], unicodedata.normalize("NFKC", text))
+    return _currency_words(text)
 
 
 def is_han(char: str) -> bool:

@@ -18,6 +18,7 @@ A floor here is what the database must do for the rows ours keeps, not a guess a
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from collections import Counter
@@ -27,23 +28,29 @@ from typing import Any, Literal
 
 import psycopg
 from langgraph.checkpoint.memory import InMemorySaver
-from psycopg import sql
+from psycopg import pq, sql
+from psycopg.abc import PQGen
+from psycopg.adapt import PyFormat, Transformer
+from psycopg.generators import execute
 from psycopg.types.json import Jsonb
 
 from langgraph_actionckpt.db.schema_versions import MIGRATIONS
 
 TABLES = ("checkpoints", "blobs", "writes", "actions")
-Shape = Literal["cte", "pipeline", "script"]
-SHAPES: tuple[Shape, ...] = ("cte", "pipeline", "script")
+Shape = Literal["cte", "pipeline", "script", "prepared"]
+SHAPES: tuple[Shape, ...] = ("cte", "pipeline", "script", "prepared")
 """``cte``: one statement, one ``INSERT`` per table chained as data-modifying CTEs, bound
 parameters (one round trip, its own transaction); ``pipeline``: ``BEGIN``, one multi-row
 ``INSERT`` per table and ``COMMIT`` sent as one pipeline; ``script``: the same statements as
 one simple-protocol query string with the values as literals (rendered once, the thread id
-substituted per put)."""
+substituted per put); ``prepared``: the ``cte`` statement prepared once per connection and
+executed on libpq directly (``send_query_prepared``) with its parameters dumped to text once,
+only the thread id swapped per put: no psycopg adaptation per call, no parse on the server."""
 COPY_CHUNK = 1_000  # rows per COPY transaction, as many as our writer sends per statement
 
 _TID = "floor-thread-placeholder-7f3a"  # the thread id of a rendered script, replaced per put
 Row = tuple[Any, ...]
+_names = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -186,6 +193,11 @@ class PreparedStep:
     script: str  # ``script``: BEGIN; literal INSERTs; COMMIT, thread id as _TID
     params: list[list[Any]]  # per non-empty table, its rows' values flattened (thread id first)
     widths: list[int]  # columns per row, per non-empty table
+    dollar: bytes  # ``prepared``: the cte statement with $n placeholders
+    dumped: list[bytes | None]  # ``prepared``: every parameter as text, once
+    tid_at: list[int]  # ``prepared``: where the thread id goes in ``dumped``
+    name: bytes  # ``prepared``: the statement's name on a connection
+    prepared_on: set[int] = field(default_factory=set)  # id() of the pgconns that know it
 
 
 def prepare(
@@ -224,16 +236,53 @@ def prepare(
             tail,
         )
         script = sql.SQL("BEGIN; {}; COMMIT").format(sql.SQL("; ").join(literal))
+        cte_text = cte.as_string(conn) if head else tail.as_string(conn)
+        flat = [v for vs in params for v in vs]
+        tid_at, at = [], 0
+        for values, width in zip(params, widths, strict=True):
+            tid_at += range(at, at + len(values), width)
+            at += len(values)
+        dumped = Transformer(conn).dump_sequence(flat, [PyFormat.TEXT] * len(flat))
         out.append(
             PreparedStep(
-                cte.as_string(conn) if head else tail.as_string(conn),
+                cte_text,
                 inserts,
                 script.as_string(conn),
                 params,
                 widths,
+                _dollars(cte_text),
+                [None if d is None else bytes(d) for d in dumped],
+                tid_at,
+                b"floor_%d" % next(_names),
             )
         )
     return out
+
+
+def _dollars(query: str) -> bytes:
+    """``query``'s ``%s`` placeholders as ``$1``, ``$2``, ... (no other ``%`` in it)."""
+    parts = query.split("%s")
+    return "".join(p + (f"${i}" if i < len(parts) else "") for i, p in enumerate(parts, 1)).encode()
+
+
+def _prepared_gen(pg: Any, p: PreparedStep, thread_id: str) -> PQGen[None]:
+    """Prepare ``p`` on this connection when new, then run it with ``thread_id``."""
+    if id(pg) not in p.prepared_on:
+        pg.send_prepare(p.name, p.dollar)
+        _check((yield from execute(pg)))
+        p.prepared_on.add(id(pg))
+    values = list(p.dumped)
+    tid = thread_id.encode()
+    for i in p.tid_at:
+        values[i] = tid
+    pg.send_query_prepared(p.name, values)
+    _check((yield from execute(pg)))
+
+
+def _check(results: Sequence[Any]) -> None:
+    for r in results:
+        if r.status not in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
+            raise psycopg.DatabaseError(r.error_message.decode(errors="replace"))
 
 
 def _with_thread(p: PreparedStep, thread_id: str) -> list[list[Any]]:
@@ -251,6 +300,9 @@ def _literal_tid(thread_id: str) -> str:
 
 def run_step(conn: psycopg.Connection[Any], p: PreparedStep, shape: Shape, thread_id: str) -> None:
     """One put's transaction on an autocommit connection."""
+    if shape == "prepared":
+        conn.wait(_prepared_gen(conn.pgconn, p, thread_id))
+        return
     if shape == "script":
         conn.execute(p.script.replace(_literal_tid(_TID), _literal_tid(thread_id)).encode())
         return
@@ -267,6 +319,9 @@ async def arun_step(
     conn: psycopg.AsyncConnection[Any], p: PreparedStep, shape: Shape, thread_id: str
 ) -> None:
     """The async twin of :func:`run_step`."""
+    if shape == "prepared":
+        await conn.wait(_prepared_gen(conn.pgconn, p, thread_id))
+        return
     if shape == "script":
         await conn.execute(p.script.replace(_literal_tid(_TID), _literal_tid(thread_id)).encode())
         return

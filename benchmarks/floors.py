@@ -12,7 +12,8 @@ Parts (``--parts``, all by default), each printed with the load average when it 
   as ``floor_pairs`` times them (median of the per-round ratios; client and server CPU too).
   The floor's rows are read back from ours' own warm-up thread of the same pair, so it
   inserts the same bytes; its statement shape is the cheapest of ``same_rows.SHAPES``,
-  measured first (per transaction, outside any graph).
+  measured first (per transaction, outside any graph, ``synchronous_commit`` off so that
+  the WAL flush every shape waits for alike does not decide).
 * ``recording``: ``bench_recorder``'s sync and async handler runs against the COPY floor
   of the same action rows (captured from a handler run) into an ``actions`` table with our
   indexes; one of each per round, the order rotating; actions/s over the floor's rows/s.
@@ -166,7 +167,10 @@ async def supersteps(
 
 
 def _print_shapes(timings: Sequence[same_rows.ShapeTiming], chosen: str) -> None:
-    table = Table(title="one superstep's transaction, per statement shape (outside any graph)")
+    table = Table(
+        title="one superstep's transaction, per statement shape (outside any graph, "
+        "synchronous_commit off)"
+    )
     for col in ("shape", "wall per transaction", "client CPU", ""):
         table.add_column(col)
     for t in timings:

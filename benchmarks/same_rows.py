@@ -387,7 +387,22 @@ class ShapeTiming:
 def time_shapes(
     conn: psycopg.Connection[Any], steps: list[PreparedStep], rounds: int, threads: int
 ) -> list[ShapeTiming]:
-    """Each shape's cost per transaction outside any graph: rounds take turns, order rotating."""
+    """Each shape's cost per transaction outside any graph: rounds take turns, order rotating.
+
+    Timed with ``synchronous_commit`` off: every shape commits once, so the WAL flush is the
+    same for all of them, and on a shared server its wait (other sessions' flushes) would
+    otherwise decide which shape looks cheapest.
+    """
+    conn.execute("SET synchronous_commit = off")
+    try:
+        return _time_shapes(conn, steps, rounds, threads)
+    finally:
+        conn.execute("RESET synchronous_commit")
+
+
+def _time_shapes(
+    conn: psycopg.Connection[Any], steps: list[PreparedStep], rounds: int, threads: int
+) -> list[ShapeTiming]:
     samples: dict[Shape, list[tuple[float, float]]] = {s: [] for s in SHAPES}
     n = 0
     for shape in SHAPES:  # warm-up: psycopg prepares a statement on its fifth execution

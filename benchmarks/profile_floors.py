@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import cProfile
+import itertools
 import os
 import pstats
 import time
@@ -39,6 +40,7 @@ from benchmarks.savers import (
     server_parser,
 )
 
+_ids = itertools.count()
 PACKAGES = (
     ("langgraph_actionckpt", "/langgraph_actionckpt/"),
     ("langgraph", "/langgraph/"),
@@ -70,10 +72,9 @@ def by_package(stats: pstats.Stats) -> dict[str, float]:
 async def profile_one(graph: Any, invokes: int, durability: Durability, tag: str) -> pstats.Stats:
     prof = cProfile.Profile()
     prof.enable()
-    for i in range(invokes):
-        await graph.ainvoke(
-            {"x": 0}, thread_config(f"{tag}-{os.getpid()}-{i}"), durability=durability
-        )
+    for _ in range(invokes):
+        config = thread_config(f"{tag}-{os.getpid()}-{next(_ids)}")  # a fresh thread each
+        await graph.ainvoke({"x": 0}, config, durability=durability)
     prof.disable()
     return pstats.Stats(prof)
 

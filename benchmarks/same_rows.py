@@ -238,7 +238,8 @@ def prepare(
         script = sql.SQL("BEGIN; {}; COMMIT").format(sql.SQL("; ").join(literal))
         cte_text = cte.as_string(conn) if head else tail.as_string(conn)
         flat = [v for vs in params for v in vs]
-        tid_at, at = [], 0
+        tid_at: list[int] = []
+        at = 0
         for values, width in zip(params, widths, strict=True):
             tid_at += range(at, at + len(values), width)
             at += len(values)

@@ -5,9 +5,11 @@ Run from the repository root::
     python -m benchmarks.storage_breakdown                       # both variants, 300 and 1,000
     python -m benchmarks.storage_breakdown --steps 300 --variants add_messages
     python -m benchmarks.storage_breakdown --no-node-rows        # record_nodes=False
+    python -m benchmarks.storage_breakdown --steps 1000 --variants DeltaChannel
 
 Each run is scenario b's (one node appending a 1,024-char payload per superstep,
-``durability="sync"``, a fresh ``ActionSaver`` in a scratch database). For every table of
+``durability="sync"``, a fresh ``ActionSaver`` in a scratch database); ``DeltaChannel`` is
+``benchmarks.floors``' messages list held by LangGraph's ``DeltaChannel``. For every table of
 the schema it prints the heap, its free-space map (``fsm``) and visibility map (``vm``),
 its TOAST table (heap, maps and index) and each index, as ``pg_relation_size(rel, fork)``;
 their sum equals the ``pg_total_relation_size`` total scenario b reports. ``grown`` is
@@ -23,6 +25,7 @@ from typing import Any
 import psycopg
 
 from benchmarks.bench_saver import VARIANTS, _run_appender, make_payloads
+from benchmarks.floors import run_delta
 from benchmarks.savers import (
     OUR_SCHEMA,
     BenchEnv,
@@ -105,7 +108,10 @@ def run(env: BenchEnv, variants: Sequence[str], steps: Sequence[int], record_nod
             raw = sum(len(p.encode()) for p in payloads[:n])
             with _action_saver(env, record_nodes) as (handle, dsn):
                 empty = relation_forks(dsn, OUR_SCHEMA)
-                _run_appender(handle, variant, n, payloads)  # type: ignore[arg-type]
+                if variant == "DeltaChannel":
+                    run_delta(handle, n, payloads)
+                else:
+                    _run_appender(handle, variant, n, payloads)  # type: ignore[arg-type]
                 full = relation_forks(dsn, OUR_SCHEMA)
                 total = handle.size_bytes()
             if total != sum(sum(v) for v in full.values()):
@@ -116,7 +122,9 @@ def run(env: BenchEnv, variants: Sequence[str], steps: Sequence[int], record_nod
 def main(argv: Sequence[str] | None = None) -> int:
     p = server_parser("benchmarks.storage_breakdown", __doc__)
     p.add_argument("--steps", default="300,1000", help="comma list of superstep counts")
-    p.add_argument("--variants", default=",".join(VARIANTS), help="operator.add,add_messages")
+    p.add_argument(
+        "--variants", default=",".join(VARIANTS), help="operator.add,add_messages,DeltaChannel"
+    )
     p.add_argument("--no-node-rows", action="store_true", help="record_nodes=False")
     args = p.parse_args(argv)
     dsn: Any = server_dsn(args)

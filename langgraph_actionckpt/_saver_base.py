@@ -78,9 +78,8 @@ class _RecentFirst(collections.deque[Any]):
     psycopg_pool hands its idle connections out in turn (oldest first). A saver
     of one graph then alternates between connections (and their server
     processes) whenever the pool has grown past one: each statement meets a
-    backend that sat idle meanwhile. In ``floor_pairs`` (four ABBA runs each,
-    2026-12-01) the client CPU over the floor went down 0.03-0.10 and the wall
-    ratio 0.01-0.12 in all four combinations. The pool's other use of its idle
+    backend that sat idle meanwhile, at a cost in CPU and wall time (the figures:
+    ``benchmarks/RESULTS.md``). The pool's other use of its idle
     queue (closing one past ``max_idle``) takes from the same end; every idle
     connection is valid either way.
     """
@@ -94,6 +93,8 @@ class _RecentFirst(collections.deque[Any]):
 def recent_first(pool: Any) -> None:
     """Make ``pool`` (one ``from_conn_string`` creates, not yet open) hand out its
     most recently returned connection first; a pool of another shape is left as it is."""
+    # psycopg_pool has no public option for this order: its private idle deque is swapped
+    # (checked against the psycopg-pool range pinned in pyproject.toml, tests/test_pool_order.py)
     idle = getattr(pool, "_pool", None)
     if type(idle) is collections.deque and not idle:
         pool._pool = _RecentFirst()

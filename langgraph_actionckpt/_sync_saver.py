@@ -460,7 +460,7 @@ class SyncActionLogIO(SyncSaverBase, SyncActionLogAPI):
         self._write_action_batch(records)
 
     # Large batches of the writer are first inserted as new rows (no merge: the
-    # server skips the conflict probe and the merge expressions, ~15% of its
+    # server skips the conflict probe and the merge expressions, a fair part of its
     # work). When a row already exists the insert fails with nothing written;
     # the batch is merged instead, and so are the next _MERGE_AFTER_CONFLICT.
     _merge_next = 0

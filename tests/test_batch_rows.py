@@ -61,6 +61,22 @@ def test_json_row_of_plain_ascii_and_of_a_marked_string() -> None:
     assert batch_rows.json_row(marked)[1] != marked.action_id
 
 
+def test_values_nested_past_the_depth_limit_are_stored_as_a_repr() -> None:
+    """Dicts, lists and the general path all stop at one limit, ``encoding.MAX_DEPTH``."""
+    for leaf in ({}, [], (1,)):
+        value: Any = leaf
+        for _ in range(encoding.MAX_DEPTH + 1):
+            value = [value] if isinstance(value, list) else {"k": value}
+        out = encoding.to_jsonable(value)
+        for _ in range(encoding.MAX_DEPTH + 1):
+            out = out[0] if isinstance(out, list) else out["k"]
+        assert out[encoding.TAG] == "repr" and out["repr"] == "<nested too deeply>"
+    shallow: Any = {}
+    for _ in range(encoding.MAX_DEPTH):
+        shallow = [shallow]
+    assert encoding.from_jsonable(encoding.to_jsonable(shallow)) == shallow
+
+
 def test_json_row_sends_non_finite_floats_as_float8_text() -> None:
     record = ActionRecord(thread_id="t", action_id="a", action_type="tool_call")
     record.latency_ms, record.ttft_ms = math.nan, -math.inf

@@ -128,7 +128,7 @@ def test_put_stores_checkpoint_and_changed_blob_in_one_statement() -> None:
     )
     assert len(ops) == 1
     (op,) = ops
-    assert op.query == Q.store(0, 0, 0, 1, True, False, True)
+    assert op.query == Q.store(0, 0, 0, 1, checkpoint=True, async_commit=False, shared=True)
     assert op.prepare and op.lock_key == "t1"
     p = named(op)
     assert (p["thread_id"], p["ns"], p["checkpoint_id"], p["parent"], p["step"]) == (
@@ -170,7 +170,7 @@ def test_put_stores_a_list_as_delta_and_a_held_write_as_reference() -> None:
         plan_put(Q, AQ, codec, config("t1", "c1"), ckpt2, {}, ckpt2["channel_versions"], [held])
     )
     (op,) = ops
-    assert op.query == Q.store(1, 0, 1, 1, True, False, True)
+    assert op.query == Q.store(1, 0, 1, 1, checkpoint=True, async_commit=False, shared=True)
     p = named(op)
     assert p["b0_type"] == DELTA_TYPE
     # one copy of the appended bytes: the write refers to the delta row by version
@@ -243,7 +243,7 @@ def test_store_writes_binds_one_row_per_call_and_marks_failed_tasks() -> None:
     assert failed.actions[0].status == "failed"
     ops, _ = drive(plan_store_writes(Q, AQ, [ok, failed], async_commit=True))
     store, mark = ops
-    assert store.query == Q.store(1, 1, 2, 0, False, True)
+    assert store.query == Q.store(1, 1, 2, 0, checkpoint=False, async_commit=True)
     p = named(store)
     assert (p["w0_t"], p["w0_task"], p["w0_ch"]) == ("t1", "t-ok", ["a", "b"])
     assert (p["s0_task"], p["s0_ch"]) == ("t-bad", [ERROR])
@@ -444,7 +444,8 @@ def test_delete_thread_in_one_transaction_and_adapter_flushes_first() -> None:
     core = SaverCore(SaverOptions(schema="plans"))
     core._prepare_writes(config(checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
     ops, _ = drive(core._plan_delete_thread("t1"))
-    assert ops[0].query == Q.store(1, 0, 1, 0, False, True)  # held writes land first
+    # held writes land first
+    assert ops[0].query == Q.store(1, 0, 1, 0, checkpoint=False, async_commit=True)
     assert ops[1].fetch == "sync"  # its errors surface while the plan can restore them
     assert [op.fetch for op in ops[2:]] == ["begin"] + ["none"] * 5 + ["commit"]
     assert not core._pending

@@ -2,7 +2,7 @@
 
 The writer's hot path. The JSON array of rows (:mod:`batch_rows`) made the
 server parse every row's 36 values as JSON and pick them out one by one
-(``e ->> i``), about 40% of its time on a row. Here each column is one
+(``e ->> i``), much of its time on a row. Here each column is one
 parameter: the scalar columns as PostgreSQL array literals read by
 ``unnest(%s::type[])``, the JSON columns (``input``, ``output``, ``error``,
 ``meta``) as one JSON array each, read by ``jsonb_array_elements``. ``ROWS

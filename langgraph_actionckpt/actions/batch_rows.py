@@ -3,7 +3,7 @@
 The fallback of the writer's hot path: :mod:`batch_columns` (one array per
 column) sends the values :func:`json_row` gives, and leaves a chunk holding a
 value of an unusual type to this path. Streaming rows with COPY into a staging
-table cost Python about 12 us a row (psycopg formats 36 columns per row, plus
+table cost Python much more per row (psycopg formats 36 columns per row, plus
 the per-row JSON text of ``input``/``output``/``meta``) and the server a
 temporary table per flush. Here each row becomes a JSON array of its write
 columns, the batch is encoded by ``orjson`` in one C call, and the upsert reads

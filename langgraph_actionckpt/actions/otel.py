@@ -127,7 +127,7 @@ class OTelObserver:
     ) -> None:
         self._until_configured = when_configured and tracer_provider is None
         # a provider named by the environment (read here: the API's getter reads
-        # os.environ on every call, a microsecond per recorded action)
+        # os.environ on every call, which would be once per recorded action)
         self._env_provider = OTEL_PYTHON_TRACER_PROVIDER in os.environ
         self._tracer = trace.get_tracer(_TRACER_NAME, _version(), tracer_provider=tracer_provider)
 

@@ -3,19 +3,19 @@
 PostgreSQL compresses a row only once it passes about 2 KB, so the values a
 saver writes every superstep (a checkpoint of a few hundred bytes, a 1 KB
 message appended to a list) are stored raw. Values of at least ``min_size``
-bytes are compressed here with Zstandard (level 3: ~6 us to pack and ~2 us to
-unpack a KB of text, three times faster to read back than zlib at the same
-ratio) and kept compressed only when that saves at least an eighth. A
-compressed value's type gets a prefix, so rows stored raw (older ones, or by a
-saver with compression off) read back unchanged.
+bytes are compressed here with Zstandard (level 3: it reads back faster than
+zlib at the same ratio) and kept compressed only when that saves at least an
+eighth. A compressed value's type gets a prefix, so rows stored raw (older ones,
+or by a saver with compression off) read back unchanged.
 
 Checkpoints are compressed with a preset dictionary of the skeleton LangGraph
 writes in every checkpoint (keys, the version, timestamp and id layouts), which
-leaves ~40% of them. Other values up to 16 KiB (channel values, list deltas,
-pending writes) get a preset dictionary of the envelope LangChain's serializer
-writes around every message: a delta appending one message is then ~90 bytes
-smaller, and values without messages lose nothing. A dictionary is part of the
-stored format: a new one needs a new type prefix.
+a lone checkpoint is too small to teach a compressor. Other values up to 16 KiB
+(channel values, list deltas, pending writes) get a preset dictionary of the
+envelope LangChain's serializer writes around every message: a delta appending
+one message does not store the envelope again, and values without messages lose
+nothing. A dictionary is part of the stored format: a new one needs a new type
+prefix.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ SKELETON_DICT = (
     + CHECKPOINT_DICT
 )
 """A msgpack checkpoint's skeleton (version, timestamp, id, channel versions with
-their fixed-width numbers) and then :data:`CHECKPOINT_DICT`: ~20% smaller
+their fixed-width numbers) and then :data:`CHECKPOINT_DICT`: smaller
 checkpoints than :data:`CHECKPOINT_DICT` alone. Frozen, as :data:`VALUE_DICT`."""
 
 VALUE_DICT = (
@@ -95,11 +95,10 @@ MAX_UNPACKED = 1 << 30
 _LEVEL = 3
 # The dictionary codecs see small values (a checkpoint skeleton, a message, up to
 # _VALUE_DICT_MAX): with the prepared dictionary, level 1 compresses them as well
-# as level 3 (checkpoints of a 30-node chain: 258.5 B against 258.4 on average;
-# 1 KB texts: 625 against 627) in 12-20% less time.
+# as level 3 does, in less time (figures: benchmarks/RESULTS.md).
 _DICT_LEVEL = 1
-# Big values compress worse with the prepared dictionary (a 500 KB list snapshot came
-# out 14% bigger), and the envelopes only matter to small ones.
+# Big values compress worse with the prepared dictionary, and the envelopes only
+# matter to small ones.
 _VALUE_DICT_MAX = 16 * 1024
 _local = threading.local()  # zstandard's (de)compressor objects are not thread-safe
 

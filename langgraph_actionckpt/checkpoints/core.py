@@ -64,8 +64,6 @@ logger = logging.getLogger("langgraph_actionckpt")
 
 __all__ = ["DEFAULT_SCHEMA", "SaverCore", "default_serde", "env_dsn", "validate_schema"]
 
-logger = logging.getLogger("langgraph_actionckpt")
-
 _MAX_STEPS = 10_000  # cached checkpoint steps; cleared, not evicted, past this
 
 

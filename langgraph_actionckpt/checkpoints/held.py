@@ -149,10 +149,6 @@ class HeldWrites(LeaseFencing):
             f"stored: {exc}"
         )
 
-    def _take_pending(self, key: tuple[str, str], keep_from: str | None = None) -> list[WriteCall]:
-        """Remove and return one thread's held writes (see ``PendingWrites.take``)."""
-        return self._pending.take(key, keep_from)
-
     def _plan_flush_on_tick(self) -> Plan[None]:
         """The writer's tick: write the writes held for at least half an interval.
 

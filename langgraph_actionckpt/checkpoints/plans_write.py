@@ -176,7 +176,14 @@ def plan_put(
     fences = {} if fence is None else {thread_id: fence}
     bind_fences(params, fences)
     yield Op(
-        queries.store(*counts, len(rows), True, False, True, bool(fences)),
+        queries.store(
+            *counts,
+            len(rows),
+            checkpoint=True,
+            async_commit=False,
+            shared=True,
+            fenced=bool(fences),
+        ),
         params,
         prepare=True,
         lock_key=thread_id,
@@ -324,7 +331,7 @@ def plan_store_writes(
             psycopg parses a statement with more parameters (or over 4 KB)
             again on every execute, and many calls in one statement make a
             shape that seldom repeats: the writer's tick, storing many threads'
-            writes at once, spent more CPU there (8 ms for 37 calls) than a
+            writes at once, spent more CPU there than a
             statement per two calls costs in all.
     """
     if not calls:
@@ -336,7 +343,10 @@ def plan_store_writes(
         counts = bind_calls(params, chunk, seal=seal)
         mine = used if chunk is calls else _fences_of(used, chunk)
         bind_fences(params, mine)
-        yield Op(queries.store(*counts, 0, False, async_commit, False, bool(mine)), params)
+        query = queries.store(
+            *counts, 0, checkpoint=False, async_commit=async_commit, fenced=bool(mine)
+        )
+        yield Op(query, params)
     yield from plan_mark_failed(action_queries, calls, used)
 
 

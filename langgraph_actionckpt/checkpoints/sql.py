@@ -82,6 +82,7 @@ class PutQueries(MaintenanceQueries):
         n_special: int,
         n_actions: int,
         n_blobs: int,
+        *,
         checkpoint: bool,
         async_commit: bool,
         shared: bool = False,

@@ -44,8 +44,8 @@ def async_gate(conn: Any) -> asyncio.Semaphore:
     """Where async plans wait for a pooled connection (a bare connection has its lock).
 
     Plans wait here rather than in the pool: with more concurrent graphs than
-    connections, psycopg_pool's waiting path costs ~40 us per borrow more than a
-    semaphore (measured with 64 tasks on 10 connections).
+    connections, psycopg_pool's waiting path costs more per borrow than a
+    semaphore does.
     """
     return asyncio.Semaphore(conn.max_size if isinstance(conn, AsyncConnectionPool) else 1)
 
@@ -100,7 +100,7 @@ KEEPS_ROWS = frozenset(("one", "all"))
 def take_cursor(conn: Any) -> Any:
     """The connection's reusable binary cursor, taken out for one plan (made when missing).
 
-    A cursor made per plan costs ~30 us: psycopg looks its dumpers up again
+    A cursor made per plan is not cheap: psycopg looks its dumpers up again
     for every parameter. A cursor kept on the connection executing the same
     statement object keeps them. It is taken out while a plan runs, so a
     nested plan on the same connection gets a cursor of its own.
@@ -166,8 +166,8 @@ class Watchdog:
 
     Every plan is watched, so arming one must cost next to nothing: one timer
     thread per process (:class:`_Deadlines`) serves all of them, and a plan
-    only pushes its deadline onto a heap (a thread started per plan cost
-    ~0.1 ms of the caller's time and as much of the GIL).
+    only pushes its deadline onto a heap (a thread started per plan cost the
+    caller more than the plan's own statement, and held the GIL as long).
 
     Args:
         conn: The connection the plan runs on.

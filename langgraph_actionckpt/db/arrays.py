@@ -1,7 +1,7 @@
 """Array parameters whose element type is known: ``text[]`` and ``bytea[]`` in binary.
 
 psycopg binds a plain ``list`` by looking at its elements first (which type,
-which dimensions), a few microseconds per list; the store statement binds five
+which dimensions), again for every list; the store statement binds five
 lists per superstep (the checkpoint's channels and versions, a task's write
 channels, types and values). A :class:`TextArray` or :class:`ByteaArray` is a
 ``list`` that says its type, dumped straight into PostgreSQL's binary array

@@ -2,10 +2,10 @@
 
 A checkpoint's put is one statement per superstep, and a group commit sends up
 to :data:`~langgraph_actionckpt.db.group_commit.MAX_GROUP` of them in one
-pipeline. Through a psycopg cursor each costs ~40-100 us of client CPU here
-(converting the query, the prepared-statement manager, the cursor's result
-bookkeeping, the pipeline's queues); sent with ``conn.pgconn`` directly the same
-statement costs about half (``benchmarks/README.md``, "Direct statements").
+pipeline. Through a psycopg cursor most of each one's client CPU goes to
+converting the query, the prepared-statement manager, the cursor's result
+bookkeeping and the pipeline's queues; sent with ``conn.pgconn`` directly the
+same statement costs much less (``benchmarks/README.md``, "Direct statements").
 
 What stays psycopg's: parameters are dumped and rows loaded by a
 :class:`psycopg.adapt.Transformer` on the connection's own adapters (the JSON

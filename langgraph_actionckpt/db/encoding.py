@@ -151,6 +151,10 @@ def _is_document(value: Any) -> bool:
     return isinstance(value, Document)
 
 
+MAX_DEPTH = 200
+"""Nesting :func:`to_jsonable` follows; deeper values are stored as a ``repr`` tag."""
+
+
 def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     """Convert ``value`` into a JSON value that :func:`from_jsonable` reverses.
 
@@ -164,7 +168,7 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     Returns:
         A value made of dict, list, str, int, float, bool and None only.
     """
-    if _depth > 200:
+    if _depth > MAX_DEPTH:
         return {TAG: "repr", "type": type(value).__qualname__, "repr": "<nested too deeply>"}
     # Exact built-in types first (an action's input and output are nearly always
     # these): the isinstance chain below, with its ABC checks, costs several
@@ -172,7 +176,7 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     cls = type(value)
     if cls is str:
         return _escape_str(value)
-    if cls is dict and _depth < 200:
+    if cls is dict and _depth < MAX_DEPTH:
         # Plain ASCII strings (no NUL), None and bools are stored as they are:
         # handled inline, they cost no call (a tool's input is such a dict).
         # (At the depth limit the general path below gives what the limit says.)
@@ -192,7 +196,7 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
             encoded[k] = v
         else:
             return {TAG: "dict", "v": encoded} if TAG in value else encoded
-    elif cls is list and _depth < 200:
+    elif cls is list and _depth < MAX_DEPTH:
         d = _depth + 1
         return [
             v if type(v) is str and v.isascii() and "\x00" not in v else to_jsonable(v, _depth=d)

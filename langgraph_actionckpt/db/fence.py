@@ -216,10 +216,9 @@ def lease_lost(error: BaseException) -> LeaseLostError | None:
 
 @dataclass(slots=True)
 class HeldLease:
-    """One held lease: its fencing token, when it was last renewed, whether it was lost."""
+    """One held lease: its fencing token and whether it was lost."""
 
     token: int
-    renewed: float = 0.0
     lost: bool = False
 
 
@@ -393,7 +392,7 @@ class LeaseKeeper(HeldLeases):
                 with self._io:
                     if self.holds(thread_id):  # a concurrent acquire here won: share it
                         return False
-                    self._held[thread_id] = HeldLease(token, time.monotonic())
+                    self._held[thread_id] = HeldLease(token)
                 self._start_heartbeat()
                 return True
             if mode == "error" or time.monotonic() >= deadline:
@@ -441,9 +440,7 @@ class LeaseKeeper(HeldLeases):
                 # Not lost yet: the fence decides. Keep trying until the expiry.
                 logger.warning("lease heartbeat for thread %r failed: %s", thread_id, error)
                 continue
-            if ok:
-                held.renewed = time.monotonic()
-            else:
+            if not ok:
                 held.lost = True
                 logger.error("lease on thread %r was taken over by another worker", thread_id)
 

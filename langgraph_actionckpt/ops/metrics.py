@@ -48,9 +48,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -301,15 +299,6 @@ class Metrics:
         self.reuse_lookups.labels(action_type, outcome).inc()
         if tokens_saved:
             self.reuse_tokens_saved.labels(action_type).inc(tokens_saved)
-
-    @contextmanager
-    def time_write(self) -> Iterator[None]:
-        """Observe the duration of the enclosed write in the latency histogram."""
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.write_latency.observe(time.perf_counter() - started)
 
     # ---------------------------------------------------------------- export
 

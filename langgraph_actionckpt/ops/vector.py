@@ -49,6 +49,7 @@ MAX_TEXT_CHARS = 8000
 """Texts sent to the embedding model are truncated to this many characters."""
 
 _PART_CHARS = 3000
+_BATCH = 64  # actions read, embedded and written per round of embed_pending
 
 
 def _import_pgvector() -> Any:
@@ -303,7 +304,7 @@ class VectorIndex:
         text: str = Vector(list(values)).to_text()
         return text
 
-    def embed_pending(self, batch_size: int = 64, *, limit: int | None = None) -> int:
+    def embed_pending(self, batch_size: int = _BATCH, *, limit: int | None = None) -> int:
         """Embed finished actions that have no embedding yet.
 
         Actions still ``pending``/``running`` are skipped until they finish (their
@@ -427,7 +428,7 @@ class BackgroundEmbedder:
         last_error: The last exception, if any.
     """
 
-    def __init__(self, index: VectorIndex, interval: float = 5.0, batch_size: int = 64) -> None:
+    def __init__(self, index: VectorIndex, interval: float = 5.0, batch_size: int = _BATCH) -> None:
         self.index = index
         self.interval = interval
         self.batch_size = batch_size

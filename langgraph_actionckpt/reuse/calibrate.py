@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from langgraph_actionckpt.errors import ConfigurationError
+
 __all__ = ["DEFAULT_THRESHOLD", "calibrate"]
 
 DEFAULT_THRESHOLD = 0.88
@@ -34,7 +36,7 @@ def calibrate(pairs: Iterable[tuple[float | None, bool]], target_wrong_rate: flo
         ValueError: ``target_wrong_rate`` outside [0, 1).
     """
     if not 0 <= target_wrong_rate < 1:
-        raise ValueError(f"target_wrong_rate must be in [0, 1), got {target_wrong_rate}")
+        raise ConfigurationError(f"target_wrong_rate must be in [0, 1), got {target_wrong_rate}")
     items = list(pairs)
     wrong_scores = sorted((s for s, ok in items if not ok and s is not None), reverse=True)
     n_distinct = sum(1 for _, ok in items if not ok)

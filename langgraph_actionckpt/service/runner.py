@@ -81,7 +81,6 @@ class Server:
         self._ready = threading.Event()
         self._stopped = threading.Event()
         self._error: BaseException | None = None
-        self._server: grpc.aio.Server | None = None
         self._stop: asyncio.Event | None = None
 
     # ------------------------------------------------------------------ api
@@ -176,7 +175,6 @@ class Server:
             await health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
             await health.set("", health_pb2.HealthCheckResponse.SERVING)
             self.target = f"{host}:{port}"
-            self._server = server
             self._stop = asyncio.Event()
             self._ready.set()
             log.info(

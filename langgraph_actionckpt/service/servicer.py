@@ -491,9 +491,12 @@ def _required(value: str, name: str) -> str:
     return value
 
 
+_MAX_TTL = 3600  # seconds: the longest lease a client may ask for
+
+
 def _ttl(seconds: float) -> float:
-    if not 0 < seconds <= 3600:
-        raise ConfigurationError("ttl_seconds must be in (0, 3600]")
+    if not 0 < seconds <= _MAX_TTL:
+        raise ConfigurationError(f"ttl_seconds must be in (0, {_MAX_TTL}]")
     return seconds
 
 

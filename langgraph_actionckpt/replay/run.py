@@ -86,7 +86,7 @@ class ActionRun:
 
     Args:
         saver: An :class:`~langgraph_actionckpt.ActionSaver` or
-            :class:`~langgraph_actionckpt.AsyncActionSaver` (or a remote saver)
+            :class:`~langgraph_actionckpt.AsyncActionSaver`
             with ``replay=True``. Sync code in the run needs a saver with sync
             methods (``ActionSaver`` serves both worlds).
         run_id: The run (the rows' ``thread_id`` and ``run_id``).

@@ -31,6 +31,7 @@ PAIRS: list[tuple[str, str]] = [
     ("_async_saver.py", "_sync_saver.py"),
     ("replay/_async_log.py", "replay/_sync_log.py"),
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
+    ("replay/_async_run.py", "replay/_sync_run.py"),
     ("actions/writer_async.py", "actions/writer_sync.py"),
     ("actions/_async_api.py", "actions/_sync_api.py"),
     ("checkpoints/_async_api.py", "checkpoints/_sync_api.py"),
@@ -86,6 +87,7 @@ REPLACEMENTS: dict[str, str] = {
     "aembedded_dsn": "embedded_dsn",
     # replay/: the log, the saver and LangChain methods each world calls
     "_async_log": "_sync_log",
+    "_async_run": "_sync_run",
     "awrite_now": "write_now",
     "await_durable": "wait_durable",
     "alookup": "lookup",

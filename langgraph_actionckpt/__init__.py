@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from langgraph_actionckpt.ops.metrics import Metrics
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
     from langgraph_actionckpt.replay.decorator import action, current_action
+    from langgraph_actionckpt.replay.progress import AgentProgress, RunProgress
+    from langgraph_actionckpt.replay.run import ActionRun, arun_progress, run_progress
     from langgraph_actionckpt.saver import ActionSaver
     from langgraph_actionckpt.service.remote import AsyncRemoteActionSaver, RemoteActionSaver
 
@@ -63,6 +65,11 @@ _LAZY = {
     "AsyncActionCallbackHandler": ".actions.callbacks",
     "action": ".replay",
     "current_action": ".replay",
+    "ActionRun": ".replay.run",
+    "run_progress": ".replay.run",
+    "arun_progress": ".replay.run",
+    "RunProgress": ".replay.progress",
+    "AgentProgress": ".replay.progress",
     "ActionSaver": ".saver",
     "SaverOptions": "._config",
     "KeyRing": ".crypto",
@@ -81,7 +88,9 @@ __all__ = [
     "ActionCallbackHandler",
     "ActionCkptError",
     "ActionRecord",
+    "ActionRun",
     "ActionSaver",
+    "AgentProgress",
     "AsyncActionCallbackHandler",
     "BackgroundEmbedder",
     "AsyncActionSaver",
@@ -94,6 +103,7 @@ __all__ = [
     "InFlightActionError",
     "NotReplayableError",
     "OutcomeKnownError",
+    "RunProgress",
     "Metrics",
     "MigrationError",
     "SaverOptions",
@@ -105,8 +115,10 @@ __all__ = [
     "VectorIndex",
     "VectorUnavailableError",
     "action",
+    "arun_progress",
     "current_action",
     "embedded_dsn",
+    "run_progress",
     "stop_embedded",
 ]
 

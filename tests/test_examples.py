@@ -152,6 +152,22 @@ def test_swarm(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
     assert fetch_open(pg18_dsn, schema18) == []
 
 
+def test_swarm_without_langgraph(pg18_dsn: str, schema18: str, tmp_path: Path) -> None:
+    out = run_example("swarm_without_langgraph", pg18_dsn, schema18, tmp_path)
+    assert "child killed with SIGKILL mid-run: returncode=-9" in out
+    done = re.search(r"completed before the kill: (\d+), served after it: (\d+)", out)
+    assert done and int(done[1]) > 0 and done[1] == done[2], out
+    asked = re.search(
+        r"model requests after the kill: (\d+) \(calls not completed before it: (\d+)\)", out
+    )
+    assert asked and asked[1] == asked[2], out
+    assert "completed calls repeated: 0" in out
+    assert "final output matches an uninterrupted run: yes" in out
+    assert "RuntimeWarning" not in out  # the program asks the same requests in every run
+    base = ["--dsn", pg18_dsn, "--schema", schema18, "--json"]
+    assert _cli("inflight", *base)["inflight"] == []
+
+
 def _cli(*args: str) -> Any:
     from typer.testing import CliRunner
 
@@ -179,6 +195,7 @@ def test_every_example_is_tested_and_documented() -> None:
         "reuse_across_threads",
         "send_email",
         "swarm",
+        "swarm_without_langgraph",
     ]
     for name in scripts:
         text = (EXAMPLES / f"{name}.py").read_text()

@@ -1,10 +1,12 @@
-"""Where am I? The LangGraph task an action runs in, and its deterministic identity.
+"""Where am I? The LangGraph task (or run agent) an action runs in, and its identity.
 
 LangGraph derives a task id by hashing the checkpoint the task was prepared
 from, its namespace, step, node and triggers. A task re-run after a crash gets
 the same id as long as that checkpoint was durable, so an action key made of
 ``(task id, kind, name, hash(request), n-th identical request in this
 execution)`` names the same action in the crashed run and in the resumed one.
+Outside a graph, an agent of an :class:`~langgraph_actionckpt.ActionRun`
+stands in for the task (:mod:`.run`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import contextvars
 import hashlib
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +37,7 @@ class TaskScope:
         task_ns: The task's checkpoint namespace (``node:<task id>``, nested for subgraphs).
         graph_ns: The namespace of the (sub)graph that runs the task (``""`` at the root).
         task_id: The task id (stable across a crash when its checkpoint was durable).
-        checkpoint_id: The checkpoint the task was prepared from.
+        checkpoint_id: The checkpoint the task was prepared from (None in an ActionRun).
         checkpoint_ids: That checkpoint and its ancestors' (subgraph tasks hash the parent's).
         node: The node name.
         step: The superstep.
@@ -52,7 +55,7 @@ class TaskScope:
     task_ns: str
     graph_ns: str
     task_id: str
-    checkpoint_id: str
+    checkpoint_id: str | None
     checkpoint_ids: tuple[str, ...]
     node: str | None
     step: int | None
@@ -88,6 +91,10 @@ replaying: contextvars.ContextVar[bool] = contextvars.ContextVar(
 current_action_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "actionckpt_current_action", default=None
 )
+# Set inside an ActionRun (replay/run.py): makes the scope of its agent's next action.
+run_scope: contextvars.ContextVar[Callable[[], TaskScope] | None] = contextvars.ContextVar(
+    "actionckpt_run_scope", default=None
+)
 
 
 def _execution_counters(conf: dict[str, Any], attempt: int) -> dict[Any, Any]:
@@ -120,13 +127,27 @@ def _execution_counters(conf: dict[str, Any], attempt: int) -> dict[Any, Any]:
 def task_scope(saver: ActionSaverLike | None = None) -> TaskScope | None:
     """The running task if it belongs to a graph checkpointed by one of our savers.
 
+    Outside such a task, the agent of the innermost
+    :class:`~langgraph_actionckpt.ActionRun` the code runs under, if any.
+
     Args:
         saver: Only match this saver (None: any of ours).
 
     Returns:
-        None outside a LangGraph task, in graphs checkpointed by another saver,
-        when replay is switched off for the saver, or under ``durability="exit"``.
+        None outside both, in graphs checkpointed by another saver (and no
+        run), when replay is switched off for the saver, or under
+        ``durability="exit"``.
     """
+    scope = _graph_scope(saver)
+    make = run_scope.get() if scope is None else None
+    if make is not None:
+        scope = make()
+        if saver is not None and scope.saver is not saver:
+            return None
+    return scope
+
+
+def _graph_scope(saver: ActionSaverLike | None) -> TaskScope | None:
     try:
         from langgraph.config import get_config
 

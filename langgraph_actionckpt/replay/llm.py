@@ -214,6 +214,10 @@ def to_chunk(message: BaseMessage) -> AIMessageChunk:
     data = message.model_dump(
         exclude={"type", "tool_call_chunks", "tool_calls", "invalid_tool_calls"}
     )
+    usage = data.get("usage_metadata")
+    if usage is not None and "input_tokens" not in usage:
+        # langchain-core marks a cache hit {"total_cost": 0} even when the model gave no usage
+        data["usage_metadata"] = None
     data["tool_call_chunks"] = [
         {"name": tc["name"], "args": json.dumps(tc["args"]), "id": tc["id"], "index": i}
         for i, tc in enumerate(getattr(message, "tool_calls", []) or [])

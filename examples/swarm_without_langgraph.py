@@ -1,0 +1,189 @@
+"""Three asyncio agents, no LangGraph: one run, SIGKILLed mid-run, resumed with nothing repeated.
+
+The story
+---------
+A swarm of plain asyncio coroutines - a ``researcher``, an ``analyst`` and a
+``critic`` - works on one topic. There is no graph: each agent is a loop of
+rounds (look something up with a LangChain tool, ask the model about it with the
+real ``ChatOpenAI`` talking to a local OpenAI-compatible server, keep a note with
+an ``@action``), and each runs under ``ActionRun(saver, run_id, agent_id=...)``.
+All three share one run: one lease, one log, rows told apart by ``agent_id``.
+
+1. The swarm runs in a child process, killed with ``SIGKILL`` once a few
+   lookups are logged, each agent at its own point.
+2. The parent runs the same program again under the same run id. Every action
+   the log has as completed is served (the model is not asked again, the tool
+   does not run again); an action caught in flight runs again; the rest is
+   recorded live.
+3. An uninterrupted run of the same program gives the reference output; the
+   script checks that both are equal and that no completed call was repeated,
+   and prints the counts (recorded, served, re-run) and the command that shows
+   the run's rows.
+
+    python examples/swarm_without_langgraph.py [--dsn DSN] [--schema S] [--thread RUN]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import (
+    child_exit_hint,
+    count_actions,
+    example_args,
+    log_call,
+    new_thread_id,
+    read_calls,
+    resolve_dsn,
+    run_child_and_kill,
+    workdir_for,
+)
+
+AGENTS = {"researcher": 0.05, "analyst": 0.08, "critic": 0.11}  # agent -> seconds per lookup
+ROUNDS = 3
+TOPIC = "action-level checkpoints for agents"
+
+
+def make_program(calls_file: Path, base_url: str) -> Any:
+    """The agents' code: the same in every process, which is what makes replay valid."""
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+
+    from langgraph_actionckpt import ActionRun, action, current_action
+
+    model = ChatOpenAI(model="gpt-4o-mini", base_url=base_url, api_key="sk-local", temperature=0)
+
+    @tool
+    async def lookup(query: str, agent: str) -> str:
+        """Look a topic up (slow, idempotent)."""
+        log_call(calls_file, kind="lookup", agent=agent, key=current_action())
+        await asyncio.sleep(AGENTS[agent])
+        return f"source on {query[:60]}"
+
+    @action(name="keep_note")
+    async def keep_note(agent: str, text: str) -> str:
+        log_call(calls_file, kind="keep_note", agent=agent, key=current_action())
+        return f"{agent} noted: {text[:70]}"
+
+    async def agent_loop(saver: Any, run_id: str, agent: str) -> list[str]:
+        notes: list[str] = []
+        async with ActionRun(saver, run_id, agent_id=agent):
+            last = TOPIC
+            for n in range(ROUNDS):
+                source = await lookup.ainvoke({"query": f"{last} (round {n})", "agent": agent})
+                answer = await model.ainvoke(f"As the {agent}, round {n}: what matters in {source}")
+                last = str(answer.content)
+                notes.append(await keep_note(agent, last))
+        return notes
+
+    async def swarm(saver: Any, run_id: str) -> dict[str, list[str]]:
+        results = await asyncio.gather(*(agent_loop(saver, run_id, a) for a in AGENTS))
+        return dict(zip(AGENTS, results, strict=True))
+
+    return swarm
+
+
+def run(dsn: str, schema: str, run_id: str, workdir: Path, base_url: str) -> dict[str, list[str]]:
+    """Run the swarm once in this process."""
+    from langgraph_actionckpt import AsyncActionSaver
+
+    swarm = make_program(workdir / f"{run_id}-calls.jsonl", base_url)
+
+    async def main() -> dict[str, list[str]]:
+        async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as saver:
+            return dict(await swarm(saver, run_id))
+
+    return asyncio.run(main())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = example_args(__doc__, argv)
+    dsn = resolve_dsn(args.dsn)
+    run_id = args.thread or new_thread_id("swarm-plain")
+    workdir = workdir_for(run_id, args.workdir)
+    if args.child:
+        run(dsn, args.schema, run_id, workdir, os.environ["SWARM_MODEL_URL"])
+        return 0
+
+    from fake_openai import FakeOpenAIServer
+
+    # One local model server for every process: the model's settings (its base URL
+    # included) are part of each completion's request, so they must not change.
+    with FakeOpenAIServer(delay=0.02, count_file=workdir / "llm.jsonl") as server:
+        return crash_and_resume(args, dsn, run_id, workdir, server.base_url)
+
+
+def crash_and_resume(args: Any, dsn: str, run_id: str, workdir: Path, base_url: str) -> int:
+    """Crash the swarm in a child, run it again here, compare with an uninterrupted run."""
+    from langgraph_actionckpt import ActionSaver, run_progress
+
+    with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
+        saver.setup()
+    print(f"run {run_id!r}: agents {', '.join(AGENTS)}, {ROUNDS} rounds each, no graph")
+    print("\n1. the swarm runs in a child process ...")
+    child = [os.path.abspath(__file__), "--child", "--dsn", dsn, "--schema", args.schema,
+             "--thread", run_id, "--workdir", str(workdir)]  # fmt: skip
+    rc = run_child_and_kill(
+        child,
+        lambda: count_actions(dsn, args.schema, run_id, action_type="tool_call") >= 4,
+        env={"SWARM_MODEL_URL": base_url},
+    )
+    if rc != -9:
+        print(child_exit_hint(rc, "the kill"))
+        return 1
+    print(f"   child killed with SIGKILL mid-run: returncode={rc}")
+    with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
+        at_kill = {a.action_id: a for a in saver.list_actions(run_id)}
+        progress = run_progress(saver, run_id)
+    done = {k for k, a in at_kill.items() if a.status == "completed"}
+    for agent in AGENTS:
+        p = progress.agents.get(agent)
+        last = p.last_completed.name if p and p.last_completed else "-"
+        flying = ", ".join(a.name or "?" for a in p.in_flight) if p else ""
+        print(f"   {agent:<11} completed {p.completed if p else 0}, last {last}, "
+              f"in flight: {flying or 'none'}")  # fmt: skip
+    llm_before = len(read_calls(workdir / "llm.jsonl"))
+
+    print("\n2. the same program again, same run id: the log serves what was completed ...")
+    final = run(dsn, args.schema, run_id, workdir, base_url)
+    llm_after = len(read_calls(workdir / "llm.jsonl")) - llm_before
+    print("\n3. an uninterrupted run of the same program, for reference ...")
+    reference = run(dsn, args.schema, run_id + "-reference", workdir, base_url)
+
+    with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
+        after = saver.list_actions(run_id)
+    me = os.getpid()
+    calls = read_calls(workdir / f"{run_id}-calls.jsonl")
+    keys_before = {c["key"] for c in calls if c["pid"] != me}
+    repeated = [c for c in calls if c["pid"] == me and c["key"] in done]
+    rerun = [c for c in calls if c["pid"] == me and c["key"] in keys_before]
+    fresh = [a for a in after if a.action_id not in done]
+    llm_live = sum(1 for a in fresh if a.action_type == "llm_completion")
+    served = [
+        a for a in after if a.action_id in done and a.replayed > at_kill[a.action_id].replayed
+    ]
+
+    print(f"\n{'agent':<11}{'actions':>8}{'served':>8}{'recorded':>9}")
+    for agent in AGENTS:
+        mine = [a for a in after if a.agent_id == agent]
+        n_served = sum(1 for a in mine if a.action_id in done)
+        print(f"{agent:<11}{len(mine):>8}{n_served:>8}{len(mine) - n_served:>9}")
+    print(f"\nactions completed before the kill: {len(done)}, served after it: {len(served)}")
+    print(f"recorded by the resumed run: {len(fresh)} (re-run after the kill: {len(rerun)})")
+    print(f"model requests after the kill: {llm_after} (calls not completed before it: {llm_live})")
+    print(f"completed calls repeated: {len(repeated)}")
+    same = final == reference
+    print(f"final output matches an uninterrupted run: {'yes' if same else 'NO'}")
+    print(f"\nthe run's rows: actionckpt --dsn {dsn!r} --schema {args.schema} show {run_id}")
+    ok = same and not repeated and len(served) == len(done) and llm_after == llm_live
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

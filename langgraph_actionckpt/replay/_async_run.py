@@ -1,0 +1,43 @@
+"""The I/O of an :class:`~langgraph_actionckpt.replay.run.ActionRun`: enter, leave, progress.
+
+``_async_run.py`` is the source and ``_sync_run.py`` is generated from it
+(``python .ci/gen_sync.py``). The state changes are the run's own methods,
+called after each read.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from langgraph_actionckpt.db import lease
+from langgraph_actionckpt.replay.progress import RunProgress, progress_of
+
+if TYPE_CHECKING:
+    from langgraph_actionckpt.replay.run import ActionRun
+
+
+async def enter(run: ActionRun) -> None:
+    """Take the run's lease, then read the agent's logged rows (another worker may write them)."""
+    run._claim()
+    try:
+        await lease.aacquire(run.saver, run.run_id)
+        saver: Any = run.saver
+        records = await saver.alist_actions(run.run_id, task_id=run.task_id)
+    except BaseException:
+        run._unclaim()
+        raise
+    run._start(records)
+
+
+async def leave(run: ActionRun) -> None:
+    """Write the queued rows while the lease is held, then let the lease go."""
+    run._stop()
+    try:
+        await run.saver.writer.aflush()
+    finally:
+        run._unclaim()
+
+
+async def progress(saver: Any, run_id: str) -> RunProgress:
+    """The run's progress, read from its rows."""
+    return progress_of(run_id, await saver.alist_actions(run_id))

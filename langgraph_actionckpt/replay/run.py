@@ -28,7 +28,6 @@ import inspect
 import threading
 import warnings
 from collections.abc import Callable, Coroutine, Sequence
-from types import TracebackType
 from typing import Any, TypeVar, overload
 
 from langgraph_actionckpt._contracts import ActionSaverLike, as_action_saver
@@ -126,24 +125,14 @@ class ActionRun:
         _sync_run.enter(self)
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         _sync_run.leave(self)
 
     async def __aenter__(self) -> ActionRun:
         await _async_run.enter(self)
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await _async_run.leave(self)
 
     # ------------------------------------------------------------ explicit steps

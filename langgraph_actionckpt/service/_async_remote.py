@@ -22,10 +22,9 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 
-from langgraph_actionckpt.actions._async_api import AsyncActionLogAPI
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.checkpoints._async_api import (
-    AsyncCheckpointAPI,
+    AsyncSaverAPI,
     ListQuery,
     PutCall,
     opened,
@@ -80,7 +79,7 @@ class AsyncRemoteChannel(RemoteCore):
         await self._call("Handshake", pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION))
 
 
-class AsyncRemoteActionLog(AsyncRemoteChannel, AsyncActionLogAPI):
+class AsyncRemoteActionLog(AsyncRemoteChannel):
     """A remote saver's action log, cold-tier archive and thread lease calls."""
 
     async def _query_actions(
@@ -164,7 +163,7 @@ class AsyncRemoteActionLog(AsyncRemoteChannel, AsyncActionLogAPI):
         return bool(res.token)
 
 
-class AsyncRemoteIO(AsyncCheckpointAPI, AsyncRemoteActionLog):
+class AsyncRemoteIO(AsyncSaverAPI, AsyncRemoteActionLog):
     """The calls of a remote saver (see :class:`RemoteCore` for its arguments).
 
     The checkpoint calls are here; the channel, action log and lease calls in
@@ -196,7 +195,7 @@ class AsyncRemoteIO(AsyncCheckpointAPI, AsyncRemoteActionLog):
         if not res.HasField("tuple"):
             return None
         tup = wire.checkpoint_tuple(res.tuple)
-        self._durable.mark(tup.config["configurable"]["checkpoint_id"])
+        self.durable.mark(tup.config["configurable"]["checkpoint_id"])
         return tup
 
     async def _list_tuples(self, query: ListQuery) -> AsyncIterator[CheckpointTuple]:
@@ -246,7 +245,7 @@ class AsyncRemoteIO(AsyncCheckpointAPI, AsyncRemoteActionLog):
         except BaseException:
             self._unhold(key, held)
             raise
-        self._durable.mark(checkpoint["id"])
+        self.durable.mark(checkpoint["id"])
         return wire.config(res.config)
 
     async def _put_writes(

@@ -24,12 +24,11 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 
-from langgraph_actionckpt.actions._sync_api import SyncActionLogAPI
 from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,
     PutCall,
-    SyncCheckpointAPI,
+    SyncSaverAPI,
     opened,
 )
 from langgraph_actionckpt.errors import ServiceError
@@ -82,7 +81,7 @@ class SyncRemoteChannel(RemoteCore):
         self._call("Handshake", pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION))
 
 
-class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
+class SyncRemoteActionLog(SyncRemoteChannel):
     """A remote saver's action log, cold-tier archive and thread lease calls."""
 
     def _query_actions(
@@ -166,7 +165,7 @@ class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
         return bool(res.token)
 
 
-class SyncRemoteIO(SyncCheckpointAPI, SyncRemoteActionLog):
+class SyncRemoteIO(SyncSaverAPI, SyncRemoteActionLog):
     """The calls of a remote saver (see :class:`RemoteCore` for its arguments).
 
     The checkpoint calls are here; the channel, action log and lease calls in
@@ -198,7 +197,7 @@ class SyncRemoteIO(SyncCheckpointAPI, SyncRemoteActionLog):
         if not res.HasField("tuple"):
             return None
         tup = wire.checkpoint_tuple(res.tuple)
-        self._durable.mark(tup.config["configurable"]["checkpoint_id"])
+        self.durable.mark(tup.config["configurable"]["checkpoint_id"])
         return tup
 
     def _list_tuples(self, query: ListQuery) -> Iterator[CheckpointTuple]:
@@ -248,7 +247,7 @@ class SyncRemoteIO(SyncCheckpointAPI, SyncRemoteActionLog):
         except BaseException:
             self._unhold(key, held)
             raise
-        self._durable.mark(checkpoint["id"])
+        self.durable.mark(checkpoint["id"])
         return wire.config(res.config)
 
     def _put_writes(

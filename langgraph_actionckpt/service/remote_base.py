@@ -19,14 +19,14 @@ from typing import Any
 
 import grpc
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt import __version__
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._saver_base import install_hooks
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
-from langgraph_actionckpt.checkpoints.plans_write import next_version
-from langgraph_actionckpt.checkpoints.setup import InPlaceAllowlist, default_serde
+from langgraph_actionckpt.checkpoints.setup import Allowlist, default_serde
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service.wire import PROTOCOL_HEADER, PROTOCOL_VERSION, Wire
@@ -96,7 +96,7 @@ class AsyncChannels:
         return grpc.aio.secure_channel(target, creds, options=_OPTIONS)
 
 
-class RemoteCore(InPlaceAllowlist):
+class RemoteCore(BaseCheckpointSaver[str]):
     """Settings and the hooks' members of a remote saver (see ``_contracts``).
 
     Args:
@@ -189,25 +189,13 @@ class RemoteCore(InPlaceAllowlist):
         self.writer_interval = writer_interval
         self._held: dict[tuple[str, str], list[tuple[float, Any]]] = {}
         self._held_lock = threading.Lock()
-        self._durable = DurabilityBarrier()
-        self._init_allowlist()
+        self.durable = DurabilityBarrier()
+        self.allowlist = Allowlist()
 
     @property
     def wire(self) -> Wire:
         """Conversions with the current serializer."""
         return Wire(self.serde)
-
-    def get_next_version(self, current: str | None, channel: None = None) -> str:
-        """The version after ``current`` (the same versions the direct savers make)."""
-        return next_version(current)
-
-    def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
-        """Block until the given checkpoints' puts were acknowledged by the service."""
-        return durability != "async" or self._durable.wait(ids, self.durable_timeout)
-
-    async def await_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
-        """Async :meth:`wait_durable` (never blocks the event loop)."""
-        return durability != "async" or await self._durable.await_(ids, self.durable_timeout)
 
     def _fence(self, config: RunnableConfig) -> Any:
         """The fence of a write: the held lease's token of its thread (None: no lease)."""

@@ -103,7 +103,7 @@ REPLACEMENTS: dict[str, str] = {
     # actions/: the lease functions the handler calls
     "aacquire": "acquire",
     "arelease": "release",
-    "AsyncRemoteIO": "SyncRemoteIO",
+    "AsyncRemoteBody": "SyncRemoteBody",
     "AsyncChannels": "SyncChannels",
     "aacquire_lease": "acquire_lease",
     "arelease_lease": "release_lease",

@@ -159,7 +159,9 @@ class AsyncActionBatches:
     # instead, and so are the next MERGE_AFTER_CONFLICT.
     MERGE_AFTER_CONFLICT = 16
 
-    def __init__(self, runner: AsyncPlanRunner, store: CheckpointStore, metrics: MetricsSink):
+    def __init__(
+        self, runner: AsyncPlanRunner, store: CheckpointStore, metrics: MetricsSink
+    ) -> None:
         self.runner = runner
         self.store = store
         self.metrics = metrics

@@ -161,7 +161,9 @@ class SyncActionBatches:
     # instead, and so are the next MERGE_AFTER_CONFLICT.
     MERGE_AFTER_CONFLICT = 16
 
-    def __init__(self, runner: SyncPlanRunner, store: CheckpointStore, metrics: MetricsSink):
+    def __init__(
+        self, runner: SyncPlanRunner, store: CheckpointStore, metrics: MetricsSink
+    ) -> None:
         self.runner = runner
         self.store = store
         self.metrics = metrics

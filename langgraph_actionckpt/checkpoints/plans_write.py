@@ -3,7 +3,7 @@
 Free functions of their inputs: they yield :class:`Op` objects and return what
 the caller needs to update its caches. They never touch the write-behind
 buffer or the durability marks; the saver takes the held calls before, and
-restores them or marks the checkpoint after (see ``core.SaverCore``).
+restores them or marks the checkpoint after (see ``core.CheckpointStore``).
 """
 
 from __future__ import annotations

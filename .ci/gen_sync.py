@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,12 +29,12 @@ PKG = ROOT / "langgraph_actionckpt"
 # (async source, generated sync file), relative to the package.
 PAIRS: list[tuple[str, str]] = [
     ("db/_async_driver.py", "db/_sync_driver.py"),
+    ("_async_runner.py", "_sync_runner.py"),
     ("_async_saver.py", "_sync_saver.py"),
     ("replay/_async_log.py", "replay/_sync_log.py"),
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
     ("replay/_async_run.py", "replay/_sync_run.py"),
     ("actions/writer_async.py", "actions/writer_sync.py"),
-    ("actions/_async_api.py", "actions/_sync_api.py"),
     ("checkpoints/_async_api.py", "checkpoints/_sync_api.py"),
     ("actions/handler_async.py", "actions/handler_sync.py"),
     ("reuse/_async_io.py", "reuse/_sync_io.py"),
@@ -62,6 +63,7 @@ REPLACEMENTS: dict[str, str] = {
     "async_gate": "sync_gate",
     "_async_driver": "_sync_driver",
     "_async_saver": "_sync_saver",
+    "_async_runner": "_sync_runner",
     "_async_api": "_sync_api",
     # the saver's API: LangGraph names the async methods a<name>
     "aput": "put",
@@ -103,12 +105,17 @@ REPLACEMENTS: dict[str, str] = {
     # actions/: the lease functions the handler calls
     "aacquire": "acquire",
     "arelease": "release",
-    "AsyncRemoteIO": "SyncRemoteIO",
+    "AsyncRemoteBody": "SyncRemoteBody",
     "AsyncChannels": "SyncChannels",
     "aacquire_lease": "acquire_lease",
     "arelease_lease": "release_lease",
     "aarchive_thread": "archive_thread",
 }
+
+# A part between these two comment lines is copied as it is: what both worlds
+# declare alike (the durability waits of the savers' API: one sync, one async).
+VERBATIM = re.compile(r"^( *)# gen_sync: verbatim\n.*?^\1# gen_sync: end\n", re.M | re.S)
+KEPT = re.compile(r"^ *# gen_sync: kept (\d+)\n", re.M)
 
 HEADER = (
     "# Generated from {src} by .ci/gen_sync.py.\n"
@@ -119,8 +126,15 @@ HEADER = (
 def generate(src: Path) -> str:
     """The sync text generated from one async source file (before formatting)."""
     rule = unasync.Rule("/", "/", additional_replacements=REPLACEMENTS)
-    tokens = tokenize_rt.src_to_tokens(src.read_text())
+    kept: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        kept.append(match.group(0))
+        return f"{match.group(1)}# gen_sync: kept {len(kept) - 1}\n"
+
+    tokens = tokenize_rt.src_to_tokens(VERBATIM.sub(keep, src.read_text()))
     text = tokenize_rt.tokens_to_src(list(rule._unasync_tokens(tokens)))
+    text = KEPT.sub(lambda match: kept[int(match.group(1))], text)
     return HEADER.format(src=src.relative_to(ROOT).as_posix()) + text
 
 

@@ -56,7 +56,7 @@ def python_parts(
         "send and wait (psycopg)",
     )
     spent = dict.fromkeys(steps, 0.0)
-    stmt = saver.action_queries.upsert_columns(False, merge=False)
+    stmt = saver.store.action_queries.upsert_columns(False, merge=False)
     with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor(binary=True) as cur:
         arrays.register(conn)
         for i in range(0, len(records), batch):
@@ -78,7 +78,7 @@ def server_parts(
     """Backend CPU per row of the writer's statement and of cut-down versions of it."""
     schema = saver.schema
     s = sql.Identifier(schema)
-    q = saver.action_queries
+    q = saver.store.action_queries
     full = q.upsert_columns(False).as_string()
     insert = q.upsert_columns(False, merge=False).as_string()
     source = insert[insert.index("SELECT x.") :]

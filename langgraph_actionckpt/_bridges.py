@@ -8,7 +8,7 @@ public classes get the other world's twin of every method named in
 by construction; the bridges themselves are those of ``_saver_base``.
 
 Reads of a checkpoint wait for the thread's writes in flight, and those writes
-finish even when their caller is cancelled (``SettledWrites``): the decorators
+finish even when their caller is cancelled (``InflightWrites``): the decorators
 put that around ``aget_tuple`` and ``aput_writes`` in both savers (in the async
 saver around the part of ``aput_writes`` that writes, ``_awrite_call``).
 """
@@ -21,7 +21,6 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 from langgraph_actionckpt._saver_base import (
-    SettledWrites,
     in_thread,
     in_thread_iter,
     on_loop,
@@ -66,7 +65,7 @@ ITERATORS: tuple[str, ...] = ("list",)
 NO_SYNC_TWIN: tuple[str, ...] = ("setup",)
 """Async saver methods named without the ``a`` (as in LangGraph's async savers): no sync twin."""
 
-S = TypeVar("S", bound=SettledWrites)
+S = TypeVar("S", bound=type)
 Method = Callable[..., Coroutine[Any, Any, Any]]
 
 
@@ -75,7 +74,7 @@ def _settled_read(read: Method) -> Method:
 
     @functools.wraps(read)
     async def aget_tuple(self: Any, config: Any) -> Any:
-        await self._settle(config)
+        await self.inflight.settle(config)
         return await read(self, config)
 
     aget_tuple.__doc__ = _noted(read, "It waits first for the thread's writes still in flight.")
@@ -87,7 +86,7 @@ def _shielded_write(write: Method) -> Method:
 
     @functools.wraps(write)
     async def aput_writes(self: Any, config: Any, *args: Any, **kwargs: Any) -> None:
-        await self._shielded(config, write(self, config, *args, **kwargs))
+        await self.inflight.shielded(config, write(self, config, *args, **kwargs))
 
     aput_writes.__doc__ = _noted(write, "The writes are stored even if the caller is cancelled.")
     return aput_writes
@@ -103,12 +102,12 @@ def _shielded_call(write: Method) -> Method:
 
     @functools.wraps(write)
     async def _awrite_call(self: Any, config: Any, call: Any) -> None:
-        await self._shielded(config, write(self, config, call))
+        await self.inflight.shielded(config, write(self, config, call))
 
     return _awrite_call
 
 
-def _settle(cls: type[S]) -> None:
+def _settle(cls: type) -> None:
     cls.aget_tuple = _settled_read(cls.aget_tuple)  # type: ignore[attr-defined]
     if inspect.iscoroutinefunction(getattr(cls, "_awrite_call", None)):
         # The async saver: only a call that is written now needs the shield. A
@@ -136,14 +135,14 @@ def add_sync_twins(cls: type, names: Iterable[str], iterators: Iterable[str] = (
         setattr(cls, name, on_loop_iter(getattr(cls, "a" + name)))
 
 
-def with_async_twins(cls: type[S]) -> type[S]:
+def with_async_twins(cls: S) -> S:
     """Give a sync saver ``a<name>`` for each bridged ``<name>``, run in a worker thread."""
     add_async_twins(cls, BRIDGED, ITERATORS)
     _settle(cls)
     return cls
 
 
-def with_sync_twins(cls: type[S]) -> type[S]:
+def with_sync_twins(cls: S) -> S:
     """Give an async saver ``<name>`` for each bridged ``a<name>``, run on its event loop.
 
     The sync twins may be called from threads other than the loop's (as LangGraph

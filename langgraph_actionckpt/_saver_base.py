@@ -19,6 +19,8 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 import psycopg
 
+from langgraph_actionckpt._config import SaverOptions
+from langgraph_actionckpt._contracts import MetricsSink
 from langgraph_actionckpt.embedded import embedded_dsn
 from langgraph_actionckpt.errors import ConfigurationError
 
@@ -26,6 +28,7 @@ __all__ = [
     "aembedded_dsn",
     "connect_kwargs",
     "conninfo_of",
+    "driver_options",
     "embedded_dsn",
     "in_thread",
     "in_thread_iter",
@@ -35,6 +38,7 @@ __all__ = [
     "pool_options",
     "recent_first",
     "run_on_loop",
+    "writer_options",
 ]
 
 
@@ -56,6 +60,24 @@ def install_hooks(replay: bool) -> None:
 def connect_kwargs(prepare_threshold: int | None) -> dict[str, Any]:
     """Connection settings every saver connection uses."""
     return {"autocommit": True, "prepare_threshold": prepare_threshold}
+
+
+def driver_options(options: SaverOptions, reconnect: Any) -> dict[str, Any]:
+    """A direct saver's driver settings, from its options."""
+    return {
+        "pipeline": options.pipeline,
+        "reconnect": reconnect,
+        "io_timeout": options.io_timeout,
+    }
+
+
+def writer_options(options: SaverOptions, metrics: MetricsSink) -> dict[str, Any]:
+    """A direct saver's action writer settings, from its options."""
+    return {
+        "batch_size": options.writer_batch_size,
+        "interval": options.writer_interval,
+        "on_depth": metrics.set_queue_depth,
+    }
 
 
 def pool_options(
@@ -238,7 +260,7 @@ def in_thread_iter(
     return cast(Callable[P, AsyncIterator[R]], named)
 
 
-class SettledWrites:
+class InflightWrites:
     """Writes that finish even when their caller is cancelled, and reads that wait for them.
 
     Closing an ``astream`` mid-superstep cancels the task that awaits
@@ -248,13 +270,14 @@ class SettledWrites:
     waits for it first: ``get_state`` then shows what the official savers show.
     """
 
-    _inflight: dict[str, set[asyncio.Future[Any]]]
+    def __init__(self) -> None:
+        self._inflight: dict[str, set[asyncio.Future[Any]]] = {}
 
-    async def _shielded(self, config: Any, write: Coroutine[Any, Any, None]) -> None:
+    async def shielded(self, config: Any, write: Coroutine[Any, Any, None]) -> None:
+        """Run ``write`` (of ``config``'s thread) to its end, even if the caller is cancelled."""
         thread = str(((config or {}).get("configurable") or {}).get("thread_id"))
-        inflight = self.__dict__.setdefault("_inflight", {})
         future = asyncio.ensure_future(write)
-        pending = inflight.setdefault(thread, set())
+        pending = self._inflight.setdefault(thread, set())
         pending.add(future)
 
         def done(f: asyncio.Future[Any]) -> None:
@@ -265,9 +288,10 @@ class SettledWrites:
         future.add_done_callback(done)
         await asyncio.shield(future)
 
-    async def _settle(self, config: Any) -> None:
+    async def settle(self, config: Any) -> None:
+        """Wait for the writes of ``config``'s thread still in flight."""
         thread = str(((config or {}).get("configurable") or {}).get("thread_id"))
-        pending = self.__dict__.get("_inflight", {}).get(thread)
+        pending = self._inflight.get(thread)
         if pending:
             await asyncio.gather(*list(pending), return_exceptions=True)
 

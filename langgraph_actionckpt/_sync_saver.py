@@ -2,14 +2,21 @@
 # Edit the async source, not this file, then run: python .ci/gen_sync.py
 """The savers' body: their constructor and I/O methods, written once.
 
-``_async_saver.py`` is the source (:class:`AsyncActionLogIO`, the body of
+``_async_saver.py`` is the source (:class:`AsyncSaverBody`, the base of
 :class:`~langgraph_actionckpt.AsyncActionSaver`); ``.ci/gen_sync.py`` generates
-``_sync_saver.py`` (:class:`SyncActionLogIO`, the body of
+``_sync_saver.py`` (:class:`SyncSaverBody`, the base of
 :class:`~langgraph_actionckpt.ActionSaver`) from it: ``async`` and ``await``
 dropped, ``aput`` -> ``put`` and the other names of its ``REPLACEMENTS``. Edit the
 async file, then run ``python .ci/gen_sync.py``; docstrings here are read in both
 worlds. The public classes (``aio.py``, ``saver.py``) add what differs: the
 driver and writer they use, and their bridges to the other world.
+
+A saver has its parts rather than inheriting them: ``store`` (the
+:class:`~langgraph_actionckpt.checkpoints.core.CheckpointStore`: state, and calls
+turned into plans), ``driver`` (runs plans), ``runner`` (:class:`AsyncPlanRunner`:
+the driver with the store's held writes and fencing), ``writer`` (the action
+rows' background writer), ``leases`` (the lease keeper, made on a first lease)
+and ``inflight`` (writes that finish when their caller is cancelled).
 """
 
 from __future__ import annotations
@@ -19,12 +26,12 @@ import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
-from functools import partial
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import psycopg
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
     CheckpointTuple,
     DeltaChannelHistory,
 )
@@ -34,6 +41,7 @@ from psycopg_pool import ConnectionPool
 from langgraph_actionckpt._config import DEFAULTS, SaverOptions
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._saver_base import (
+    InflightWrites,
     check_dsn,
     connect_kwargs,
     conninfo_of,
@@ -43,129 +51,91 @@ from langgraph_actionckpt._saver_base import (
     pool_options,
     recent_first,
 )
-from langgraph_actionckpt.actions import batch_rows
-from langgraph_actionckpt.actions._sync_api import SyncActionLogAPI
+from langgraph_actionckpt._sync_runner import SyncActionBatches, SyncPlanRunner
 from langgraph_actionckpt.actions.limits import check_record
 from langgraph_actionckpt.actions.records import (
-    JSON_THRESHOLD,
     ActionRecord,
-    plan_upsert,
 )
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,
     PutCall,
-    SyncCheckpointAPI,
+    SyncSaverAPI,
     opened,
 )
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy
-from langgraph_actionckpt.checkpoints.core import SaverCore, env_dsn
+from langgraph_actionckpt.checkpoints.codec import thread_key
+from langgraph_actionckpt.checkpoints.core import CheckpointStore, env_dsn
 from langgraph_actionckpt.checkpoints.fork import new_fork_id
 from langgraph_actionckpt.checkpoints.pending import WriteCall
+from langgraph_actionckpt.checkpoints.setup import Allowlist
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import (
-    Plan,
-    PlanFactory,
     SyncDriver,
-    T,
     configure_connection,
-    is_data_error,
 )
+from langgraph_actionckpt.db.fence import LeaseKeeper
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError, SerializationError
 
 logger = logging.getLogger("langgraph_actionckpt")
 
 _D = DEFAULTS  # the keyword defaults below are SaverOptions' own
+S = TypeVar("S", bound="SyncSaverBody")
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
     configure_connection(conn)
 
 
-class SyncPlanRunner(SaverCore):
-    """Runs the saver's plans; held writes the database refuses never block the others.
+@contextmanager
+def _connected(
+    cls: type[S],
+    dsn: str | None,
+    connect: tuple[int, bool, float, float, int | None],
+    connect_timeout: float,
+    options: dict[str, Any],
+) -> Iterator[S]:
+    """A saver of ``cls`` on a pool (or one connection) to ``dsn``, closed at the end."""
+    pool_size, pool_check, max_idle, max_lifetime, prepare_threshold = connect
+    conninfo = check_dsn(dsn or env_dsn() or embedded_dsn())
+    ckw = connect_kwargs(prepare_threshold)
+    try:  # one direct attempt first: a pool would retry quietly until its timeout
+        first = psycopg.Connection.connect(
+            conninfo, connect_timeout=max(1, round(connect_timeout)), **ckw
+        )
+    except psycopg.OperationalError as error:
+        raise ConnectionFailedError(describe_target(conninfo), error) from None
+    with ExitStack() as stack:
+        if pool_size <= 0:
 
-    The I/O half of :class:`AsyncSaverBase`: ``self.driver`` is set by the saver's
-    ``_open``.
-    """
+            def reconnect() -> psycopg.Connection[Any]:
+                return psycopg.Connection.connect(conninfo, **ckw)
 
-    driver: SyncDriver
-
-    def _run(
-        self, factory: PlanFactory[T], *, read: bool = False, pipeline: bool | None = None
-    ) -> T:
-        """Run a plan; held writes the database refuses never block the others.
-
-        Plans store every thread's held writes in one statement before they read
-        (and flushes do). When the fence refuses one thread's (its lease was lost,
-        see ``_refusal``) they are dropped and the plan runs again for the
-        others. When the database refuses one thread's write as data (a key over
-        the index limit, a malformed value), the held writes are stored thread by
-        thread, the refused ones dropped (their thread's next call raises why,
-        see ``_refuse_held``) and the plan runs again.
-        """
-        isolated = False
-        for attempt in (1, 2, 3):
-            try:
-                if read:  # a thread's read: batched with others' (group commit)
-                    return self.driver.run_read(factory)
-                return self.driver.run(factory, pipeline=pipeline)
-            except psycopg.Error as error:
-                lost = self._refusal(error)
-                if lost is None:
-                    if isolated or not (self._pending and is_data_error(error)):
-                        raise
-                    if not self._aisolate_held():
-                        raise  # no held write was the cause
-                    isolated = True
-                    continue
-                if attempt == 3:
-                    raise lost from None
-                logger.error("dropped held writes: %s", lost)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _run_fenced(
-        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
-    ) -> T:
-        """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
-        try:
-            if write:
-                return self.driver.run_write(factory)
-            return self.driver.run(factory, pipeline=pipeline)
-        except psycopg.Error as error:
-            lost = self._refusal(error)
-            if lost is None:
-                raise
-            raise lost from None
-
-    def _aisolate_held(self) -> bool:
-        """Store held writes one thread at a time; drop the threads' the database refuses.
-
-        Returns:
-            Whether some thread's held writes were refused.
-        """
-        refused = False
-        for thread_id in self._pending.threads():
-            try:
-                self.driver.run(partial(self._plan_flush_pending, thread_id))
-            except Exception as exc:
-                if not is_data_error(exc):
-                    raise
-                self._refuse_held(thread_id, exc)
-                refused = True
-        return refused
+            # the probe is the saver's connection: no second connect
+            saver = cls(first, _reconnect=reconnect, **options)
+            # the driver's connection: the first one, or its replacement
+            stack.callback(lambda: saver.driver.conn.close())
+        else:
+            first.close()
+            pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+                conninfo,
+                connection_class=psycopg.Connection,
+                check=ConnectionPool.check_connection if pool_check else None,
+                configure=_configure,
+                **pool_options(pool_size, ckw, max_idle, max_lifetime),
+            )
+            recent_first(pool)
+            stack.enter_context(pool)
+            saver = cls(pool, **options)
+        saver.conninfo = conninfo
+        yield saver
 
 
-class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
-    """The constructor and the checkpoint I/O methods of a saver.
-
-    The public saver subclasses it (through :class:`AsyncActionLogIO`) and
-    provides :meth:`_open` (its driver and action writer).
-    """
-
-    driver: SyncDriver
-    writer: SyncActionWriter
+class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
+    """The constructor and the I/O methods of a direct saver, each handing a plan of its
+    store to its runner. The public saver subclasses it and provides its driver and
+    action writer (:meth:`_open_driver`, :meth:`_open_writer`)."""
 
     def __init__(
         self,
@@ -198,31 +168,52 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
     ) -> None:
         # every keyword above but conn, options and _reconnect is a SaverOptions field
         opts = SaverOptions.of(options, locals())
-        super().__init__(opts)
+        self.store = CheckpointStore(opts, on_pending=lambda: self.writer.start())
+        super().__init__(serde=self.store.serde)
         install_hooks(opts.replay)
-        self.conninfo = conninfo_of(conn)
-        self.conn = conn
-        self._open(conn, _reconnect)
+        # the options hooks read (replay, leases, reuse: see ``_contracts.ActionSaverLike``)
+        self.options, self.schema, self.delta_policy = opts, opts.schema, self.store.delta_policy
+        self.replay, self.reuse, self.encryption = opts.replay, opts.reuse, opts.encryption
+        self.record_nodes, self.compress_min = opts.record_nodes, opts.compress_min
+        self.lease_mode, self.lease_timeout = opts.lease, opts.lease_timeout
+        self.lease_ttl, self.durable_timeout = opts.lease_ttl, opts.durable_timeout
+        self.durable = self.store.durable
+        self.metrics: MetricsSink = opts.metrics if opts.metrics is not None else NullMetrics()
+        self.allowlist = Allowlist()
+        self.inflight = InflightWrites()
+        self.conn, self.conninfo = conn, conninfo_of(conn)
+        self.driver = self._open_driver(conn, _reconnect)
+        self.runner = SyncPlanRunner(self.driver, self.store)
+        self.batches = SyncActionBatches(self.runner, self.store, self.metrics)
+        self.writer = self._open_writer(self.batches.write, self.runner.flush_on_tick)
 
-    def _open(self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any) -> None:
-        """Set ``self.driver`` and ``self.writer`` (each saver its own)."""
+    @property
+    def serde(self) -> SerializerProtocol:  # type: ignore[override]
+        """The serializer: the store's, which ``with_allowlist`` changes in place."""
+        return self.store.serde
+
+    @serde.setter
+    def serde(self, value: SerializerProtocol) -> None:
+        self.store.serde = value
+
+    @property
+    def leases(self) -> LeaseKeeper | None:
+        """The lease keeper, made on a first lease (``db/lease.py``); None until then."""
+        return self.store.held.fencing.leases
+
+    @leases.setter
+    def leases(self, keeper: LeaseKeeper | None) -> None:
+        self.store.held.fencing.leases = keeper
+
+    def _open_driver(
+        self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any
+    ) -> SyncDriver:
+        """The saver's driver (settings: ``driver_options``)."""
         raise NotImplementedError
 
-    def _driver_options(self, reconnect: Any) -> dict[str, Any]:
-        """The driver's settings, from the options."""
-        return {
-            "pipeline": self.options.pipeline,
-            "reconnect": reconnect,
-            "io_timeout": self.options.io_timeout,
-        }
-
-    def _writer_options(self) -> dict[str, Any]:
-        """The action writer's settings, from the options."""
-        return {
-            "batch_size": self.options.writer_batch_size,
-            "interval": self.options.writer_interval,
-            "on_depth": self.metrics.set_queue_depth,
-        }
+    def _open_writer(self, write: Any, on_tick: Any) -> SyncActionWriter:
+        """The saver's action writer of ``write`` (settings: ``writer_options``)."""
+        raise NotImplementedError
 
     @classmethod
     @contextmanager
@@ -262,96 +253,52 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
                 ``pipeline=``... each a field of
                 :class:`~langgraph_actionckpt.SaverOptions`), or ``options=``.
         """
-        conninfo = check_dsn(dsn or env_dsn() or embedded_dsn())
-        ckw = connect_kwargs(prepare_threshold)
-        try:  # one direct attempt first: a pool would retry quietly until its timeout
-            first = psycopg.Connection.connect(
-                conninfo, connect_timeout=max(1, round(connect_timeout)), **ckw
-            )
-        except psycopg.OperationalError as error:
-            raise ConnectionFailedError(describe_target(conninfo), error) from None
-        with ExitStack() as stack:
-            if pool_size <= 0:
-
-                def reconnect() -> psycopg.Connection[Any]:
-                    return psycopg.Connection.connect(conninfo, **ckw)
-
-                # the probe is the saver's connection: no second connect
-                saver = cls(first, _reconnect=reconnect, **options)
-                # the driver's connection: the first one, or its replacement
-                stack.callback(lambda: saver.driver.conn.close())
-            else:
-                first.close()
-                pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
-                    conninfo,
-                    connection_class=psycopg.Connection,
-                    check=ConnectionPool.check_connection if pool_check else None,
-                    configure=_configure,
-                    **pool_options(pool_size, ckw, max_idle, max_lifetime),
-                )
-                recent_first(pool)
-                stack.enter_context(pool)
-                saver = cls(pool, **options)
-            saver.conninfo = conninfo
-            with opened(saver, setup):
-                yield saver
+        connect = (pool_size, pool_check, max_idle, max_lifetime, prepare_threshold)
+        with (
+            _connected(cls, dsn, connect, connect_timeout, options) as saver,
+            opened(saver, setup),
+        ):
+            yield saver
 
     # ------------------------------------------------------------------ API
 
     def setup(self) -> None:
         """Create or migrate the schema. Idempotent and safe to run from many processes."""
-        if self._is_setup:
+        if self.store.is_setup:
             return
         # CREATE INDEX CONCURRENTLY cannot run in a pipeline's implicit transaction
-        self.driver.run(self._plan_setup, pipeline=False, io_timeout=None)
-        self._is_setup = True
+        self.driver.run(self.store.plan_setup, pipeline=False, io_timeout=None)
+        self.store.is_setup = True
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
         self.metrics.observe_get()
-        return self._run(lambda: self._plan_get_tuple(config), read=True)
+        return self.runner.run(lambda: self.store.plan_get_tuple(config), read=True)
 
     def _list_tuples(self, query: ListQuery) -> Iterator[CheckpointTuple]:
         # fetched in pages, with one blob query per page
-        for plan in self._plan_list(*query):
-            tuples, _more = self._run(plan)
+        for plan in self.store.plan_list(*query):
+            tuples, _more = self.runner.run(plan)
             yield from tuples
 
     def _put(self, call: PutCall) -> RunnableConfig:
         # one statement: the checkpoint, its changed channel values, the held writes
-        config, checkpoint, metadata, new_versions = call
-        # The held writes are taken now, not when a group commit starts the plan:
-        # while the put waits for its group, the writer's tick would find them
-        # old enough to store them in a statement of their own.
-        taken = [self._take_put_writes(config, checkpoint)]
-        run = self._run_fenced
-
-        def plan() -> Plan[RunnableConfig]:
-            return self._plan_put(config, checkpoint, metadata, new_versions, taken)
-
-        try:
-            if isinstance(self.metrics, NullMetrics):
-                return run(plan, write=True)
-            t0 = time.perf_counter()
-            out = run(plan, write=True)
-        except Exception as exc:
-            if is_data_error(exc):
-                raise self._write_refused(config, "checkpoint", exc) from exc
-            raise
-        finally:
-            if taken:  # no plan ran (it never got a connection): back to the buffer
-                self._pending.restore(taken.pop())
+        if isinstance(self.metrics, NullMetrics):
+            return self.runner.put(call)
+        t0 = time.perf_counter()
+        out = self.runner.put(call)
         self.metrics.observe_put(time.perf_counter() - t0)
         return out
 
     def _put_writes(
         self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
     ) -> None:
-        # held writes: see SaverCore._prepare_writes
+        # held writes: see HeldWrites.prepare
+        held = self.store.held
         try:
-            call = self._prepare_writes(config, writes, task_id, path)
+            call = held.prepare(thread_key(config), config, writes, task_id, path)
         except SerializationError as exc:  # the task fails: its node row says so
-            failed = self._failed_node_call(config, exc, task_id, path)
+            failed = held.failed_node_call(config, exc, task_id, path)
             if failed is not None:
                 self._write_call(config, failed)
             raise
@@ -360,53 +307,39 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
 
     def _write_call(self, config: RunnableConfig, call: WriteCall) -> None:
         """Write a call of ``aput_writes`` that is not held (the only part with I/O)."""
-        try:
-            self._run_fenced(lambda: self._plan_write_call(call))
-        except Exception as exc:
-            if is_data_error(exc):
-                size = sum(len(row.blob) for row in call.rows)
-                raise self._write_refused(config, f"writes ({size} bytes)", exc) from exc
-            raise
+        self.runner.write_call(config, call)
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, write, blob and action of a thread."""
-        self._run(lambda: self._plan_delete_thread(thread_id))
+        self.runner.run(lambda: self.store.plan_delete_thread(thread_id))
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints, writes and actions created by the given runs."""
-        self._run(lambda: self._plan_delete_for_runs(run_ids))
+        self.runner.run(lambda: self.store.plan_delete_for_runs(run_ids))
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
-        self._run(lambda: self._plan_copy_thread(source_thread_id, target_thread_id))
+        args = (source_thread_id, target_thread_id)
+        self.runner.run(lambda: self.store.plan_copy_thread(*args))
 
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all.
 
         Blobs that a kept checkpoint needs, delta chains included, are kept.
         """
-        self._run(lambda: self._plan_prune(thread_ids, strategy))
+        self.runner.run(lambda: self.store.plan_prune(thread_ids, strategy))
 
     def get_delta_channel_history(
         self, *, config: RunnableConfig, channels: Sequence[str]
     ) -> Mapping[str, DeltaChannelHistory]:
         """Per-channel writes and seed along the parent chain (one ancestor query)."""
-        return self._run(lambda: self._plan_delta_history(config, channels))
+        return self.runner.run(lambda: self.store.plan_delta_history(config, channels))
 
     # ------------------------------------------------- held writes, closing
 
     def flush_writes(self) -> None:
         """Write pending writes held for the next checkpoint now (see ``put_writes``)."""
-        if self._pending:
-            self._run(self._plan_flush_pending)
-
-    def _flush_writes_on_tick(self) -> None:
-        if self._pending:
-            # a statement per few calls: sent together, one round trip
-            self._run(self._plan_flush_on_tick, pipeline=True)
-
-    def _on_pending(self) -> None:
-        self.writer.start()
+        self.runner.flush()
 
     def close(self) -> None:
         """Write held writes and queued action rows, and stop the background writer."""
@@ -417,25 +350,23 @@ class SyncSaverBase(SyncCheckpointAPI, SyncPlanRunner):
             self.writer.close()
             release_all(self)
 
-
-class SyncActionLogIO(SyncSaverBase, SyncActionLogAPI):
-    """The action log's reads and writes (the public reads: :class:`AsyncActionLogAPI`)."""
+    # ------------------------------------------------------------ the action log
 
     def _query_actions(
         self, thread_id: str | None, filters: dict[str, Any]
     ) -> builtins.list[ActionRecord]:
-        rows = self._run(lambda: self._plan_list_actions(thread_id, **filters))
+        rows = self.runner.run(lambda: self.store.plan_list_actions(thread_id, **filters))
         if rows:
             self.metrics.observe_actions_read(rows)
         return rows
 
     def _query_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
-        return self._run(lambda: self._plan_get_action(thread_id, action_id))
+        return self.runner.run(lambda: self.store.plan_get_action(thread_id, action_id))
 
     def _query_last_action(
         self, thread_id: str, status: str | Sequence[str] | None
     ) -> ActionRecord | None:
-        return self._run(lambda: self._plan_last_action(thread_id, status))
+        return self.runner.run(lambda: self.store.plan_last_action(thread_id, status))
 
     def _settle_action(
         self,
@@ -446,7 +377,8 @@ class SyncActionLogIO(SyncSaverBase, SyncActionLogAPI):
         note: str | None,
         override: bool,
     ) -> None:
-        self._run(lambda: self._plan_resolve(thread_id, action_id, output, retry, note, override))
+        args = (thread_id, action_id, output, retry, note, override)
+        self.runner.run(lambda: self.store.plan_resolve(*args))
 
     def record_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder).
@@ -457,34 +389,7 @@ class SyncActionLogIO(SyncSaverBase, SyncActionLogAPI):
         """
         for record in records:
             check_record(record)
-        self._write_action_batch(records)
-
-    # Large batches of the writer are first inserted as new rows (no merge: the
-    # server skips the conflict probe and the merge expressions, a fair part of its
-    # work). When a row already exists the insert fails with nothing written;
-    # the batch is merged instead, and so are the next _MERGE_AFTER_CONFLICT.
-    _merge_next = 0
-    _MERGE_AFTER_CONFLICT = 16
-
-    def _write_action_batch(self, records: Sequence[ActionRecord]) -> None:
-        """:meth:`arecord_actions` for the writer, whose rows were checked when queued."""
-        t0 = time.perf_counter()
-        fences = self._action_fences(records)  # a lost lease: LeaseLostError, nothing written
-        q = self.action_queries
-        fresh = len(records) >= JSON_THRESHOLD
-        if fresh and self._merge_next > 0:
-            self._merge_next -= 1
-            fresh = False
-        # several statements: pipelined, the server stores a chunk while the next is encoded
-        pipe = True if len(records) > batch_rows.MAX_ROWS else None
-        try:
-            self._run_fenced(lambda: plan_upsert(q, records, fences, fresh=fresh), pipeline=pipe)
-        except psycopg.errors.UniqueViolation:
-            if not fresh:
-                raise
-            self._merge_next = self._MERGE_AFTER_CONFLICT
-            self._run_fenced(lambda: plan_upsert(q, records, fences), pipeline=pipe)
-        self.metrics.observe_actions_written(records, time.perf_counter() - t0)
+        self.batches.write(records)
 
     def fork_at_action(
         self,
@@ -522,4 +427,4 @@ class SyncActionLogIO(SyncSaverBase, SyncActionLogAPI):
         """
         self.writer.flush()  # the task's rows recorded so far are copied
         target = new_thread_id or new_fork_id()
-        return self._run(lambda: self._plan_fork(thread_id, action_id, output, target))
+        return self.runner.run(lambda: self.store.plan_fork(thread_id, action_id, output, target))

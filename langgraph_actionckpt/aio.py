@@ -8,17 +8,17 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from langgraph_actionckpt._async_saver import AsyncActionLogIO
+from langgraph_actionckpt._async_saver import AsyncSaverBody
 from langgraph_actionckpt._bridges import with_sync_twins
 from langgraph_actionckpt._contracts import register_saver_class
-from langgraph_actionckpt._saver_base import SettledWrites
+from langgraph_actionckpt._saver_base import driver_options, writer_options
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.db.driver import AsyncDriver
 from langgraph_actionckpt.db.group_commit import GroupCommitDriver
 
 
 @with_sync_twins
-class AsyncActionSaver(SettledWrites, AsyncActionLogIO):
+class AsyncActionSaver(AsyncSaverBody):
     """The async twin of :class:`~langgraph_actionckpt.ActionSaver`.
 
     Same schema, same SQL, same options; I/O runs on psycopg's async
@@ -41,20 +41,18 @@ class AsyncActionSaver(SettledWrites, AsyncActionLogIO):
             written share one transaction.
     """
 
-    def _open(
+    def _open_driver(
         self, conn: psycopg.AsyncConnection[Any] | AsyncConnectionPool[Any], reconnect: Any
-    ) -> None:
+    ) -> AsyncDriver:
         self.loop = asyncio.get_running_loop()
         self.group_commit = self.options.group_commit
         grouped = self.group_commit and isinstance(conn, AsyncConnectionPool)
         driver_class = GroupCommitDriver if grouped else AsyncDriver
-        self.driver = driver_class(conn, **self._driver_options(reconnect))
-        self.writer = AsyncActionWriter(
-            self._write_action_batch,
-            self.loop,
-            on_tick=self._aflush_writes_on_tick,
-            **self._writer_options(),
-        )
+        return driver_class(conn, **driver_options(self.options, reconnect))
+
+    def _open_writer(self, write: Any, on_tick: Any) -> AsyncActionWriter:
+        options = writer_options(self.options, self.metrics)
+        return AsyncActionWriter(write, self.loop, on_tick=on_tick, **options)
 
     async def asetup(self) -> None:
         """Same as :meth:`setup` (the name LangGraph's async savers also accept)."""

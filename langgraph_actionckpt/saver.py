@@ -10,12 +10,13 @@ from psycopg_pool import ConnectionPool
 from langgraph_actionckpt._bridges import with_async_twins
 from langgraph_actionckpt._contracts import register_saver_class
 from langgraph_actionckpt._saver_base import (
-    SettledWrites,
     connect_kwargs,
+    driver_options,
     install_hooks,
     pool_options,
+    writer_options,
 )
-from langgraph_actionckpt._sync_saver import SyncActionLogIO
+from langgraph_actionckpt._sync_saver import SyncSaverBody
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.db.driver import SyncDriver
 
@@ -24,7 +25,7 @@ __all__ = ["ActionSaver", "connect_kwargs", "install_hooks", "pool_options"]
 
 
 @with_async_twins
-class ActionSaver(SettledWrites, SyncActionLogIO):
+class ActionSaver(SyncSaverBody):
     """A LangGraph checkpoint saver on PostgreSQL that also keeps the action log.
 
     Pass it as ``builder.compile(checkpointer=saver)``. It implements every
@@ -52,10 +53,14 @@ class ActionSaver(SettledWrites, SyncActionLogIO):
             this saver stores each checkpoint on its caller's thread.
     """
 
-    def _open(self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any) -> None:
-        self.driver = SyncDriver(conn, **self._driver_options(reconnect))
-        self.writer = SyncActionWriter(
-            self._write_action_batch, on_tick=self._flush_writes_on_tick, **self._writer_options()
+    def _open_driver(
+        self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any
+    ) -> SyncDriver:
+        return SyncDriver(conn, **driver_options(self.options, reconnect))
+
+    def _open_writer(self, write: Any, on_tick: Any) -> SyncActionWriter:
+        return SyncActionWriter(
+            write, on_tick=on_tick, **writer_options(self.options, self.metrics)
         )
 
 

@@ -139,7 +139,7 @@ def test_columns_store_what_the_json_rows_stored(dsn: str, schema: str, seed: in
         for s in (schema, other, third):
             with ActionSaver.from_conn_string(dsn, schema=s) as saver:
                 saver.setup()
-                q = saver.action_queries
+                q = saver.store.action_queries
         with psycopg.connect(dsn) as conn:  # one transaction: one now() for both
             arrays.register(conn)
             cur = conn.cursor(binary=True)

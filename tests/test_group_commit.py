@@ -137,13 +137,13 @@ async def test_a_put_takes_its_held_writes_when_called(dsn: str, schema: str) ->
         config: Any = {"configurable": {"thread_id": "h", "checkpoint_ns": ""}}
         first = await saver.aput(config, empty_checkpoint(), {"step": -1}, {})
         await saver.aput_writes(first, [("x", 1)], "task-1")
-        assert len(saver._pending) == 1
+        assert len(saver.store.held.pending) == 1
         blocker = asyncio.create_task(saver.driver.run_grouped(in_flight))
         await asyncio.sleep(0)
         put = asyncio.create_task(saver.aput(first, empty_checkpoint(), {"step": 0}, {}))
         await asyncio.sleep(0.05)
         assert not put.done()  # queued behind the write in flight
-        assert len(saver._pending) == 0  # its writes went with it
+        assert len(saver.store.held.pending) == 0  # its writes went with it
         await blocker
         await put
         stored = await saver.aget_tuple(first)
@@ -160,7 +160,7 @@ async def test_a_put_takes_its_held_writes_when_called(dsn: str, schema: str) ->
         saver.driver.run_write = no_connection  # type: ignore[method-assign]
         with pytest.raises(psycopg.OperationalError):
             await saver.aput(first, empty_checkpoint(), {"step": 0}, {})
-        assert len(saver._pending) == 1  # back in the buffer
+        assert len(saver.store.held.pending) == 1  # back in the buffer
 
 
 async def test_a_failing_write_fails_alone(

@@ -21,8 +21,8 @@ from langgraph.checkpoint.serde.types import ERROR
 from langgraph_actionckpt._config import SaverOptions
 from langgraph_actionckpt.actions.records import ActionQueries
 from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, WRITE_REF_TYPE
-from langgraph_actionckpt.checkpoints.codec import Codec
-from langgraph_actionckpt.checkpoints.core import SaverCore
+from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
+from langgraph_actionckpt.checkpoints.core import CheckpointStore
 from langgraph_actionckpt.checkpoints.maintenance import (
     plan_copy_thread,
     plan_delete_thread,
@@ -96,6 +96,13 @@ def config(thread: str = "t1", checkpoint_id: str | None = None, ns: str = "") -
     if checkpoint_id is not None:
         conf["checkpoint_id"] = checkpoint_id
     return {"configurable": conf}
+
+
+def hold(
+    store: CheckpointStore, cfg: RunnableConfig, writes: list[tuple[str, Any]], task: str, path: str
+) -> WriteCall | None:
+    """``put_writes`` as the saver hands it to its store (None: the call is held)."""
+    return store.held.prepare(thread_key(cfg), cfg, writes, task, path)
 
 
 def checkpoint(values: dict[str, Any], checkpoint_id: str = "c2") -> Checkpoint:
@@ -186,34 +193,56 @@ def test_put_refuses_an_unserializable_value_before_any_statement() -> None:
 
 
 def test_put_adapter_restores_held_writes_when_the_statement_fails() -> None:
-    core = SaverCore(SaverOptions(schema="plans"))
-    call = core._prepare_writes(config(checkpoint_id="c1"), [("x", "value")], "task-1", PULL)
-    assert call is None and core._pending  # held for the next checkpoint
+    core = CheckpointStore(SaverOptions(schema="plans"), on_pending=lambda: None)
+    call = hold(core, config(checkpoint_id="c1"), [("x", "value")], "task-1", PULL)
+    assert call is None and core.held.pending  # held for the next checkpoint
     ckpt = checkpoint({"x": "value"})
 
     def fail(op: Op) -> Any:
         raise ConnectionError("server gone")
 
     with pytest.raises(ConnectionError):
-        drive(core._plan_put(config(), ckpt, {}, ckpt["channel_versions"]), fail)
-    assert len(core._pending) == 1  # back in the buffer for the retry
-    assert core._durable.missing(["c2"]) == ["c2"]  # never marked durable
-    ops, _ = drive(core._plan_put(config(), ckpt, {}, ckpt["channel_versions"]))
+        drive(
+            core.plan_put(thread_key(config()), config(), ckpt, {}, ckpt["channel_versions"]), fail
+        )
+    assert len(core.held.pending) == 1  # back in the buffer for the retry
+    assert core.durable.missing(["c2"]) == ["c2"]  # never marked durable
+    ops, _ = drive(
+        core.plan_put(thread_key(config()), config(), ckpt, {}, ckpt["channel_versions"])
+    )
     assert named(ops[0])["w0_task"] == "task-1"
-    assert not core._pending and core._durable.missing(["c2"]) == []
+    assert not core.held.pending and core.durable.missing(["c2"]) == []
 
 
 def test_put_keeps_writes_of_its_own_checkpoint_until_the_tick_is_due() -> None:
     # durability="async": a task's writes can be held before its checkpoint is put
-    core = SaverCore(SaverOptions(schema="plans", writer_interval=0.05))
-    core._prepare_writes(config(checkpoint_id="c2"), [("x", "value")], "task-1", PULL)
+    core = CheckpointStore(
+        SaverOptions(schema="plans", writer_interval=0.05), on_pending=lambda: None
+    )
+    hold(core, config(checkpoint_id="c2"), [("x", "value")], "task-1", PULL)
     ckpt = checkpoint({"x": "value"})
-    ops, _ = drive(core._plan_put(config(checkpoint_id="c1"), ckpt, {}, ckpt["channel_versions"]))
-    assert "w0_task" not in named(ops[0]) and len(core._pending) == 1  # for the next put
-    for calls in core._pending._held.values():
+    ops, _ = drive(
+        core.plan_put(
+            thread_key(config(checkpoint_id="c1")),
+            config(checkpoint_id="c1"),
+            ckpt,
+            {},
+            ckpt["channel_versions"],
+        )
+    )
+    assert "w0_task" not in named(ops[0]) and len(core.held.pending) == 1  # for the next put
+    for calls in core.held.pending._held.values():
         calls[0].held_at -= 0.03  # held longer than half an interval: the tick would store it
-    ops, _ = drive(core._plan_put(config(checkpoint_id="c1"), ckpt, {}, ckpt["channel_versions"]))
-    assert named(ops[0])["w0_task"] == "task-1" and not core._pending
+    ops, _ = drive(
+        core.plan_put(
+            thread_key(config(checkpoint_id="c1")),
+            config(checkpoint_id="c1"),
+            ckpt,
+            {},
+            ckpt["channel_versions"],
+        )
+    )
+    assert named(ops[0])["w0_task"] == "task-1" and not core.held.pending
 
 
 # --------------------------------------------------------------- put_writes
@@ -341,13 +370,13 @@ def test_get_tuple_decodes_inline_blob_and_pending_writes() -> None:
 
 
 def test_get_tuple_stores_first_the_held_writes_of_its_own_thread_only() -> None:
-    core = SaverCore(SaverOptions(schema="plans"))
+    core = CheckpointStore(SaverOptions(schema="plans"), on_pending=lambda: None)
     for thread in ("t1", "t2"):
-        core._prepare_writes(config(thread, checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
-    ops, loaded = drive(core._plan_get_tuple(config("t1")), replies(None))
+        hold(core, config(thread, checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
+    ops, loaded = drive(core.plan_get_tuple(config("t1")), replies(None))
     assert loaded is None and [op.fetch for op in ops] == ["none", "sync", "one"]
     assert named(ops[0])["w0_t"] == "t1" and "w1_t" not in named(ops[0])
-    assert core._pending.threads() == ["t2"]  # its checkpoint's put will store it
+    assert core.held.pending.threads() == ["t2"]  # its checkpoint's put will store it
 
 
 def test_get_tuple_by_id_none_and_missing_blob() -> None:
@@ -441,14 +470,13 @@ def test_delete_thread_in_one_transaction_and_adapter_flushes_first() -> None:
     assert [op.query for op in ops[1:-1]] == Q.delete_thread
     assert all(op.params == {"thread_id": "t1"} for op in ops[1:-1])
     assert deleted == ["t1"]
-    core = SaverCore(SaverOptions(schema="plans"))
-    core._prepare_writes(config(checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
-    ops, _ = drive(core._plan_delete_thread("t1"))
-    # held writes land first
-    assert ops[0].query == Q.store(1, 0, 1, 0, checkpoint=False, async_commit=True)
+    core = CheckpointStore(SaverOptions(schema="plans"), on_pending=lambda: None)
+    hold(core, config(checkpoint_id="c1"), [("x", 1)], "task-1", PULL)
+    ops, _ = drive(core.plan_delete_thread("t1"))
+    assert ops[0].query == Q.store(1, 0, 1, 0, checkpoint=False, async_commit=True)  # held first
     assert ops[1].fetch == "sync"  # its errors surface while the plan can restore them
     assert [op.fetch for op in ops[2:]] == ["begin"] + ["none"] * 5 + ["commit"]
-    assert not core._pending
+    assert not core.held.pending
 
 
 def test_copy_thread_binds_source_and_target_and_stops_on_error() -> None:
@@ -471,19 +499,17 @@ def test_copy_thread_binds_source_and_target_and_stops_on_error() -> None:
 
 
 def test_write_call_adapter_keeps_held_writes_on_failure() -> None:
-    core = SaverCore(SaverOptions(schema="plans"))
-    core._prepare_writes(config(checkpoint_id="c1"), [("x", 1)], "held", PULL)
-    special = core._prepare_writes(
-        config(checkpoint_id="c1"), [(ERROR, ValueError("boom"))], "bad", PULL
-    )
+    core = CheckpointStore(SaverOptions(schema="plans"), on_pending=lambda: None)
+    hold(core, config(checkpoint_id="c1"), [("x", 1)], "held", PULL)
+    special = hold(core, config(checkpoint_id="c1"), [(ERROR, ValueError("boom"))], "bad", PULL)
     assert isinstance(special, WriteCall)
 
     def fail(op: Op) -> Any:
         raise ConnectionError("gone")
 
     with pytest.raises(ConnectionError):
-        drive(core._plan_write_call(special), fail)
-    assert len(core._pending) == 1  # the held call is back; the special one is the caller's
+        drive(core.held.plan_write_call(special), fail)
+    assert len(core.held.pending) == 1  # the held call is back; the special one is the caller's
 
 
 @pytest.mark.parametrize("wrap", [dict, lambda d: ChainMap({}, d)], ids=["dict", "chainmap"])

@@ -110,7 +110,7 @@ def test_concurrent_setup_by_ten_processes(dsn: str, schema: str) -> None:
 def test_setup_is_idempotent_and_rejects_bad_schema(dsn: str, schema: str) -> None:
     with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
         saver.setup()
-        saver._is_setup = False
+        saver.store.is_setup = False
         saver.setup()
     with pytest.raises(ConfigurationError):
         ActionSaver.from_conn_string(dsn, schema='x"; DROP TABLE y; --').__enter__()

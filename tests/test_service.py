@@ -159,8 +159,8 @@ def test_oversized_request_is_refused_and_the_server_goes_on(tmp_path: Path, pg1
 def test_incompatible_version_names_both(service: Service) -> None:
     token, _, _ = service.tenant()
     with RemoteActionSaver.from_target(service.target, token) as saver:
-        saver.call_metadata = tuple(
-            (k, "2" if k == PROTOCOL_HEADER else v) for k, v in saver.call_metadata
+        saver.remote.call_metadata = tuple(
+            (k, "2" if k == PROTOCOL_HEADER else v) for k, v in saver.remote.call_metadata
         )
         with pytest.raises(ServiceError) as err:
             saver.setup()
@@ -229,7 +229,7 @@ def test_lease_and_its_fencing_token(service: Service) -> None:
         time.sleep(0.3)  # worker-1's lease expires without a heartbeat
         second = saver.acquire_lease("t", "worker-2", ttl=5)
         assert second is not None and second > first
-        meta = saver.call_metadata
+        meta = saver.remote.call_metadata
         cp = _checkpoint()
         wire = saver.wire
         stale = pb.PutRequest(
@@ -240,18 +240,18 @@ def test_lease_and_its_fencing_token(service: Service) -> None:
             fence=pb.Fence(token=first),
         )
         with pytest.raises(grpc.RpcError) as rpc:
-            saver.stub.Put(stale, metadata=meta)
+            saver.channel.stub.Put(stale, metadata=meta)
         assert rpc.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert "lease on thread 't' was lost" in (rpc.value.details() or "")
         assert saver.get_tuple({"configurable": {"thread_id": "t"}}) is None  # nothing stored
         with pytest.raises(LeaseLostError):
-            saver._call("RenewLease", pb.RenewLeaseRequest(
+            saver.channel.call("RenewLease", pb.RenewLeaseRequest(
                 thread_id="t", holder="worker-1", token=first, ttl_seconds=5
             ), {"configurable": {"thread_id": "t"}})  # fmt: skip
         current = pb.PutRequest()
         current.CopyFrom(stale)
         current.fence.token = second
-        saver.stub.Put(current, metadata=meta)
+        saver.channel.stub.Put(current, metadata=meta)
         assert saver.get_tuple({"configurable": {"thread_id": "t"}}) is not None
         assert saver.release_lease("t", "worker-2", second)
 

@@ -1,20 +1,26 @@
 # Generated from langgraph_actionckpt/checkpoints/_async_api.py by .ci/gen_sync.py.
 # Edit the async source, not this file, then run: python .ci/gen_sync.py
-"""LangGraph's checkpoint calls, declared once for the direct and the remote saver.
+"""The savers' public API, declared once for the direct and the remote saver.
 
 ``_async_api.py`` is the source; ``.ci/gen_sync.py`` generates ``_sync_api.py``
-from it. A saver that mixes :class:`AsyncCheckpointAPI` in (before
-``BaseCheckpointSaver`` among its bases) provides three ports: ``_list_tuples``,
-``_put`` and ``_put_writes``. The direct saver runs plans there, the remote
-saver makes gRPC calls; the signatures LangGraph calls, and their docstrings,
-are the same in both.
+from it. :class:`AsyncSaverAPI` holds LangGraph's checkpoint calls that both
+savers make the same way (``list``, ``put``, ``put_writes``, ``with_allowlist``,
+``get_next_version``) and the action log's reads. A saver that has it among its
+bases (before ``BaseCheckpointSaver``) provides ``writer`` (whose queued rows
+every read of the log flushes first), ``allowlist`` and seven ports:
+``_list_tuples``, ``_put``, ``_put_writes``, ``_query_actions``,
+``_query_action``, ``_query_last_action`` and ``_settle_action``. The direct
+saver runs plans there, the remote saver makes gRPC calls; the signatures
+LangGraph and users call, and their docstrings, are the same in both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import builtins
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple, Protocol, TypeVar
+from datetime import datetime
+from typing import Any, NamedTuple, Protocol, Self, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -23,6 +29,14 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
 )
+
+from langgraph_actionckpt.actions.reads import records_to_jsonl
+from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.writer import SyncActionWriter
+from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
+from langgraph_actionckpt.checkpoints.plans_write import next_version
+from langgraph_actionckpt.checkpoints.setup import Allowlist
+from langgraph_actionckpt.db.encoding import stored_id
 
 
 class _Opened(Protocol):
@@ -63,8 +77,13 @@ class PutCall(NamedTuple):
     new_versions: ChannelVersions
 
 
-class SyncCheckpointAPI:
-    """``list``, ``put`` and ``put_writes`` with LangGraph's signatures."""
+class SyncSaverAPI:
+    """LangGraph's ``list``, ``put``, ``put_writes``, and the action log's reads."""
+
+    writer: SyncActionWriter
+    allowlist: Allowlist
+    durable: DurabilityBarrier
+    durable_timeout: float
 
     def _list_tuples(self, query: ListQuery) -> Iterator[CheckpointTuple]:
         raise NotImplementedError
@@ -74,6 +93,30 @@ class SyncCheckpointAPI:
 
     def _put_writes(
         self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
+    ) -> None:
+        raise NotImplementedError
+
+    def _query_actions(
+        self, thread_id: str | None, filters: dict[str, Any]
+    ) -> builtins.list[ActionRecord]:
+        raise NotImplementedError
+
+    def _query_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        raise NotImplementedError
+
+    def _query_last_action(
+        self, thread_id: str, status: str | Sequence[str] | None
+    ) -> ActionRecord | None:
+        raise NotImplementedError
+
+    def _settle_action(
+        self,
+        thread_id: str,
+        action_id: str,
+        output: Any,
+        retry: bool,
+        note: str | None,
+        override: bool,
     ) -> None:
         raise NotImplementedError
 
@@ -123,3 +166,153 @@ class SyncCheckpointAPI:
         ones (errors, interrupts) are stored at once.
         """
         self._put_writes(config, writes, task_id, task_path)
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> Self:
+        """Allow the graph's own types to be loaded; this saver, changed in place."""
+        self.allowlist.widen(self, extra_allowlist)
+        return self
+
+    def get_next_version(self, current: str | None, channel: None = None) -> str:
+        """The version after ``current`` (see ``plans_write.next_version``)."""
+        return next_version(current)
+
+    # gen_sync: verbatim
+    def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
+        """Block until the given checkpoints are committed (see ``durability``).
+
+        Returns:
+            True when every checkpoint is known to be durable.
+        """
+        return durability != "async" or self.durable.wait(ids, self.durable_timeout)
+
+    async def await_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
+        """Async :meth:`wait_durable` (never blocks the event loop)."""
+        return durability != "async" or await self.durable.await_(ids, self.durable_timeout)
+
+    # gen_sync: end
+
+    # -------------------------------------------------------- the action log
+
+    def list_actions(
+        self,
+        thread_id: str | None = None,
+        *,
+        action_type: str | Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        node: str | None = None,
+        since: datetime | int | None = None,
+        run_id: str | None = None,
+        task_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[ActionRecord]:
+        """Actions of a thread (or all threads) in the order they were recorded.
+
+        Args:
+            thread_id: The thread; ``None`` for every thread.
+            action_type: One type or several (``llm_completion``, ``tool_call``...).
+            status: One status or several (``completed``, ``failed``...).
+            node: Only actions taken inside this graph node.
+            since: A datetime (started at or after) or a ``step_index`` (after).
+            run_id: Only actions of this run.
+            task_id: Only actions of this task.
+            limit: At most this many rows.
+
+        Raises:
+            ConfigurationError: An id longer than its limit (nothing is sent).
+        """
+        _check_ids(thread_id, run_id=run_id, task_id=task_id)
+        self.writer.flush()  # reads see every row recorded so far
+        filters = dict(
+            action_type=action_type,
+            status=status,
+            node=node,
+            since=since,
+            run_id=run_id,
+            task_id=task_id,
+            limit=limit,
+        )
+        return self._query_actions(thread_id, filters)
+
+    def get_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
+        """One action by its idempotency key, or None.
+
+        Raises:
+            ConfigurationError: An id longer than its limit (nothing is sent).
+        """
+        _check_ids(thread_id, action_id=action_id)
+        self.writer.flush()
+        return self._query_action(thread_id, action_id)
+
+    def last_action(
+        self, thread_id: str, *, status: str | Sequence[str] | None = "completed"
+    ) -> ActionRecord | None:
+        """The last recorded action of a thread (by default the last completed one).
+
+        Raises:
+            ConfigurationError: The thread id is longer than its limit (nothing is sent).
+        """
+        _check_ids(thread_id)
+        self.writer.flush()
+        return self._query_last_action(thread_id, status)
+
+    def export_actions_jsonl(self, thread_id: str, *, run_id: str | None = None) -> str:
+        """A thread's (or one run's) actions as JSON Lines, one action per line."""
+        return records_to_jsonl(self.list_actions(thread_id, run_id=run_id))
+
+    def resolve_action(
+        self,
+        thread_id: str,
+        action_id: str,
+        *,
+        output: Any = None,
+        retry: bool = False,
+        note: str | None = None,
+        override: bool = False,
+    ) -> None:
+        """Settle an action whose outcome is unknown (see :class:`InFlightActionError`).
+
+        An action whose outcome is unknown is ``running``, ``pending``,
+        ``unknown`` or ``interrupted``, or ``completed`` with a result that
+        cannot be replayed (see :class:`NotReplayableError`). A known outcome
+        (``completed``, ``failed``) is replaced only with ``override=True``; the
+        row then keeps what it replaced in ``meta.overridden`` (status and
+        output) and its result is never reused by other threads.
+
+        Args:
+            thread_id: The thread.
+            action_id: The action's idempotency key (from the error).
+            output: The result the action had: it is marked ``completed`` and the
+                resumed run receives this output instead of executing it.
+            retry: Allow one more execution instead (marks it ``failed``).
+            note: Free text stored in ``meta.resolution``.
+            override: Replace a known outcome (``completed`` or ``failed``).
+
+        Raises:
+            ConfigurationError: Neither or both of ``output`` and ``retry`` given,
+                or no such action (the remote saver: ``ServiceError`` with
+                ``INVALID_ARGUMENT`` or ``NOT_FOUND``).
+            OutcomeKnownError: The action's outcome is known and ``override``
+                was not given (the remote saver: ``ServiceError`` with
+                ``FAILED_PRECONDITION``).
+        """
+        _check_ids(thread_id, action_id=action_id)
+        self.writer.flush()
+        self._settle_action(thread_id, action_id, output, retry, note, override)
+
+
+def _check_ids(
+    thread_id: str | None,
+    *,
+    action_id: str | None = None,
+    run_id: str | None = None,
+    task_id: str | None = None,
+) -> None:
+    # a read with an over-long id is refused as its write would be, not answered []
+    for what, value in (
+        ("thread id", thread_id),
+        ("action id", action_id),
+        ("run id", run_id),
+        ("task id", task_id),
+    ):
+        if value is not None:
+            stored_id(what, value)

@@ -2,8 +2,8 @@
 
 A saver that holds a thread's lease (``db/lease.py``) binds its fencing token
 into every write of that thread (checkpoint, held writes, action rows); the
-database refuses a stale token (``db/fence.py``). :class:`LeaseFencing` gives
-the plan adapters of ``SaverCore`` those tokens and turns the database's
+database refuses a stale token (``db/fence.py``). :class:`LeaseFencing`, a part
+of the checkpoint store, gives its plans those tokens and turns the database's
 refusal into :class:`~langgraph_actionckpt.LeaseLostError`, dropping what the
 worker held for that thread. A saver with no lease pays one attribute test.
 """
@@ -22,14 +22,15 @@ __all__ = ["LeaseFencing"]
 
 
 class LeaseFencing:
-    """Fencing tokens for the saver's writes (mixed into ``SaverCore``)."""
+    """Fencing tokens for the saver's writes, from its lease keeper (none until a first lease)."""
 
-    leases: LeaseKeeper | None
-    _pending: PendingWrites
+    def __init__(self, pending: PendingWrites) -> None:
+        self.leases: LeaseKeeper | None = None  # made on a first lease (db/lease.py)
+        self._pending = pending
 
     # ------------------------------------------------------------------ fencing
 
-    def _fence(self, thread_id: str) -> int | None:
+    def fence(self, thread_id: str) -> int | None:
         """This saver's fencing token on a (stored) thread id; None: no lease held here.
 
         Raises:
@@ -45,25 +46,25 @@ class LeaseFencing:
             self._pending.take_all(thread_id)
             raise
 
-    def _fences(self, thread_ids: Collection[str]) -> dict[str, int]:
+    def fences(self, thread_ids: Collection[str]) -> dict[str, int]:
         """Fencing tokens of the leased (stored) thread ids; raises for a lost lease."""
         if self.leases is None:
             return {}
         out: dict[str, int] = {}
         for thread_id in thread_ids:
-            token = self._fence(thread_id)
+            token = self.fence(thread_id)
             if token is not None:
                 out[thread_id] = token
         return out
 
-    def _action_fences(self, records: Sequence[ActionRecord]) -> dict[str, int]:
-        """:meth:`_fences` of the threads of action records (their ids are not escaped yet)."""
+    def action_fences(self, records: Sequence[ActionRecord]) -> dict[str, int]:
+        """:meth:`fences` of the threads of action records (their ids are not escaped yet)."""
         if self.leases is None:
             return {}
         # a batch holds a few threads' rows: escape each thread id once
-        return self._fences({escape_text(t) for t in {r.thread_id for r in records}})
+        return self.fences({escape_text(t) for t in {r.thread_id for r in records}})
 
-    def _refusal(self, error: BaseException) -> LeaseLostError | None:
+    def refusal(self, error: BaseException) -> LeaseLostError | None:
         """The typed error for a write the fence refused (None for any other error).
 
         The lease is marked lost and the thread's held writes are dropped, so no

@@ -4,25 +4,26 @@ A saver holds a task's writes (``defer_writes``) so most of them meet their
 step's checkpoint and are stored with it, as references to its deltas; the
 writer's tick stores those held too long, and every read that can see them
 stores them first.
-:class:`HeldWrites` is the part of ``SaverCore`` that holds, fences, stores and,
-when the database refuses one thread's writes as data, drops them with an error
-its next call raises (one bad thread never blocks the others).
+:class:`HeldWrites` is the part of the checkpoint store that holds, fences,
+stores and, when the database refuses one thread's writes as data, drops them
+with an error its next call raises (one bad thread never blocks the others).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.types import ERROR
 
+from langgraph_actionckpt._config import SaverOptions
 from langgraph_actionckpt.actions.records import ActionQueries
-from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
+from langgraph_actionckpt.checkpoints.codec import Codec
 from langgraph_actionckpt.checkpoints.fencing import LeaseFencing
-from langgraph_actionckpt.checkpoints.pending import WriteCall
+from langgraph_actionckpt.checkpoints.pending import PendingWrites, WriteCall
 from langgraph_actionckpt.checkpoints.plans_write import plan_store_writes, prepare_writes
 from langgraph_actionckpt.checkpoints.sql import Queries
 from langgraph_actionckpt.db.driver import Plan
@@ -30,31 +31,37 @@ from langgraph_actionckpt.db.encoding import unescape_text
 from langgraph_actionckpt.db.plan import SYNC
 from langgraph_actionckpt.errors import LeaseLostError, SerializationError
 
-__all__ = ["HeldWrites"]
+__all__ = ["HeldWrites", "write_refused"]
 
 logger = logging.getLogger("langgraph_actionckpt")
 
 
-class HeldWrites(LeaseFencing):
-    """Holding, fencing and storing ``put_writes`` calls (mixed into ``SaverCore``)."""
+class HeldWrites:
+    """The held ``put_writes`` calls, their fencing, and the writes the database refused."""
 
-    # Provided by SaverCore (declared for this part).
-    writer: Any
-    queries: Queries
-    action_queries: ActionQueries
-    record_nodes: bool
-    defer_writes: bool
-    durable_writes: bool
-    _steps: dict[tuple[str, str, str], int]
-    _refused: dict[str, SerializationError]
-
-    @property
-    def codec(self) -> Codec:  # pragma: no cover - SaverCore's property
-        """The saver's codec (made on first use by ``SaverCore``)."""
-        raise NotImplementedError
-
-    def _prepare_writes(
+    def __init__(
         self,
+        options: SaverOptions,
+        queries: Queries,
+        action_queries: ActionQueries,
+        codec: Callable[[], Codec],
+        steps: dict[tuple[str, str, str], int],
+        on_pending: Callable[[], None],
+    ) -> None:
+        self.options = options
+        self.queries = queries
+        self.action_queries = action_queries
+        self._codec = codec  # the store's, made again when the serializer changes
+        self._steps = steps  # checkpoint id -> step, shared with the store's puts
+        self._on_pending = on_pending  # the saver arranges a flush soon
+        self.pending = PendingWrites()
+        self.fencing = LeaseFencing(self.pending)
+        # escaped thread id -> why its held writes were refused (raised on its next call)
+        self.refused: dict[str, SerializationError] = {}
+
+    def prepare(
+        self,
+        where: tuple[str, str],
         config: RunnableConfig,
         writes: Sequence[tuple[str, Any]],
         task_id: str,
@@ -67,20 +74,20 @@ class HeldWrites(LeaseFencing):
         Returns:
             The call to write now, or None when it was held (or is empty).
         """
-        if self._refused:
-            self._raise_refused(thread_key(config)[0])
+        if self.refused:
+            self.raise_refused(where[0])
         call = prepare_writes(
-            self.codec, config, writes, task_id, task_path,
-            record_nodes=self.record_nodes, steps=self._steps,
+            self._codec(), config, writes, task_id, task_path,
+            record_nodes=self.options.record_nodes, steps=self._steps, where=where,
         )  # fmt: skip
-        if call is not None and self.defer_writes and not call.special:
+        if call is not None and self.options.defer_writes and not call.special:
             call.held_at = time.monotonic()
-            self._pending.hold(call)
+            self.pending.hold(call)
             self._on_pending()
             return None
         return call
 
-    def _failed_node_call(
+    def failed_node_call(
         self, config: RunnableConfig, error: SerializationError, task_id: str, task_path: str
     ) -> WriteCall | None:
         """The node row of a task whose writes cannot be stored: ``failed`` with ``error``.
@@ -88,11 +95,11 @@ class HeldWrites(LeaseFencing):
         The run fails with ``error`` anyway; this row says so in the log (and
         closes the callback handler's ``running`` row of the task).
         """
-        if not self.record_nodes:
+        if not self.options.record_nodes:
             return None
         try:
             call = prepare_writes(
-                self.codec, config, [(ERROR, error)], task_id, task_path, steps=self._steps
+                self._codec(), config, [(ERROR, error)], task_id, task_path, steps=self._steps
             )
         except SerializationError:  # the error itself does not serialize: nothing to add
             return None
@@ -101,27 +108,24 @@ class HeldWrites(LeaseFencing):
         call.rows, call.special, call.failed_task = [], True, None  # the row only, now
         return call
 
-    def _plan_write_call(self, call: WriteCall) -> Plan[None]:
+    def plan_write_call(self, call: WriteCall) -> Plan[None]:
         """Write one call now, with the thread's held writes before it."""
-        self._fence(call.thread_id)  # a lost lease: raise before anything is taken
-        held = self._pending.take(call.key)
+        self.fencing.fence(call.thread_id)  # a lost lease: raise before anything is taken
+        held = self.pending.take(call.key)
         # special writes (an error, an interrupt) are durable at once
-        async_commit = not call.special and not self.durable_writes
+        async_commit = not call.special and not self.options.durable_writes
         yield from self._store(held, [*held, call], async_commit)
-
-    def _on_pending(self) -> None:
-        """Called when writes are held; the subclass arranges a flush soon."""
 
     # ------------------------------------------------- writes the database refused
 
-    def _refuse_held(self, thread_id: str, exc: BaseException) -> None:
+    def refuse(self, thread_id: str, exc: BaseException) -> None:
         """Drop a thread's held writes that the database refused; its next call raises why.
 
         Called after a data error (see ``db.driver.is_data_error``) failed the
         thread's writes stored on their own: storing them again cannot succeed,
         and keeping them would fail every later flush (and ``close()``).
         """
-        calls = self._pending.take_all(thread_id)
+        calls = self.pending.take_all(thread_id)
         size = sum(len(row.blob) for call in calls for row in call.rows)
         count = sum(len(call.rows) for call in calls)
         error = SerializationError(
@@ -131,25 +135,16 @@ class HeldWrites(LeaseFencing):
             f"were dropped; resume the thread to run its step again: {exc}"
         )
         error.__cause__ = exc
-        self._refused[thread_id] = error
+        self.refused[thread_id] = error
         logger.error("%s", error)
 
-    def _raise_refused(self, thread_id: str) -> None:
-        error = self._refused.pop(thread_id, None)
+    def raise_refused(self, thread_id: str) -> None:
+        """Raise why the thread's held writes were dropped, once (see :meth:`refuse`)."""
+        error = self.refused.pop(thread_id, None)
         if error is not None:
             raise error
 
-    def _write_refused(self, config: RunnableConfig, what: str, exc: BaseException) -> Exception:
-        """The error for a write of one thread that the database refused (a data error)."""
-        conf = config.get("configurable", {})
-        thread_id = str(conf.get("thread_id"))
-        size = len(thread_id.encode("utf-8", "surrogatepass"))
-        return SerializationError(
-            f"{what} of thread {thread_id[:80]!r} (thread id of {size} bytes) could not be "
-            f"stored: {exc}"
-        )
-
-    def _plan_flush_on_tick(self) -> Plan[None]:
+    def plan_flush_on_tick(self) -> Plan[None]:
         """The writer's tick: write the writes held for at least half an interval.
 
         Younger ones wait for the next tick, so most meet their step's checkpoint
@@ -158,16 +153,16 @@ class HeldWrites(LeaseFencing):
         statement per few calls (see ``plan_store_writes``), for a driver that
         pipelines them.
         """
-        held_before = time.monotonic() - self.writer.interval / 2
-        return self._plan_flush_pending(held_before=held_before, chunked=True)
+        held_before = time.monotonic() - self.options.writer_interval / 2
+        return self.plan_flush_pending(held_before=held_before, chunked=True)
 
-    def _plan_flush_pending(
+    def plan_flush_pending(
         self, thread_id: str | None = None, held_before: float | None = None, chunked: bool = False
     ) -> Plan[None]:
         """Write held writes now; a no-op when none are held (see ``PendingWrites.take_all``)."""
         # a generator: the writes are taken when the driver runs it, not when it is made
-        held = self._pending.take_all(thread_id, held_before)
-        yield from self._store(held, held, not self.durable_writes, chunked)
+        held = self.pending.take_all(thread_id, held_before)
+        yield from self._store(held, held, not self.options.durable_writes, chunked)
 
     def _store(
         self,
@@ -177,10 +172,10 @@ class HeldWrites(LeaseFencing):
         chunked: bool = False,
     ) -> Plan[None]:
         fences: dict[str, int] = {}
-        if self.leases is not None and calls:
+        if self.fencing.leases is not None and calls:
             for thread_id in {c.thread_id for c in calls}:
                 try:
-                    token = self._fence(thread_id)
+                    token = self.fencing.fence(thread_id)
                 except LeaseLostError as lost:  # never stored by this worker: dropped
                     logger.error("dropped held writes: %s", lost)
                     held = [c for c in held if c.thread_id != thread_id]
@@ -194,7 +189,7 @@ class HeldWrites(LeaseFencing):
                 self.action_queries,
                 calls,
                 async_commit=async_commit,
-                codec=self.codec,
+                codec=self._codec(),
                 fences=fences,
                 chunked=chunked,
             )
@@ -204,5 +199,16 @@ class HeldWrites(LeaseFencing):
             if calls:
                 yield SYNC
         except BaseException:
-            self._pending.restore(held)
+            self.pending.restore(held)
             raise
+
+
+def write_refused(config: RunnableConfig, what: str, exc: BaseException) -> Exception:
+    """The error for a write of one thread that the database refused (a data error)."""
+    conf = config.get("configurable", {})
+    thread_id = str(conf.get("thread_id"))
+    size = len(thread_id.encode("utf-8", "surrogatepass"))
+    return SerializationError(
+        f"{what} of thread {thread_id[:80]!r} (thread id of {size} bytes) could not be "
+        f"stored: {exc}"
+    )

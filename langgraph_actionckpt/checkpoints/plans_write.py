@@ -3,7 +3,7 @@
 Free functions of their inputs: they yield :class:`Op` objects and return what
 the caller needs to update its caches. They never touch the write-behind
 buffer or the durability marks; the saver takes the held calls before, and
-restores them or marks the checkpoint after (see ``core.SaverCore``).
+restores them or marks the checkpoint after (see ``core.CheckpointStore``).
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ def plan_put(
     new_versions: ChannelVersions,
     held: Sequence[WriteCall] = (),
     fence: int | None = None,
+    where: tuple[str, str] | None = None,
 ) -> Plan[PutResult]:
     """Store a checkpoint, its changed channel values and ``held`` writes: one statement.
 
@@ -96,13 +97,14 @@ def plan_put(
         held: Writes held for this thread, stored by the same statement.
         fence: The fencing token of this worker's lease on the thread, if it
             holds one: the statement stores nothing when the token is stale.
+        where: ``thread_key(config)``, when the caller has it already.
 
     Returns:
         What the caller caches: see :class:`PutResult`.
     """
     _check_checkpoint(checkpoint)
     conf = config["configurable"]
-    thread_id, ns = thread_key(config)
+    thread_id, ns = where or thread_key(config)
     values = checkpoint.get("channel_values", {})
     inline: dict[str, Any] = {}
     channels = TextArray()  # bound as text[] without psycopg looking at the items
@@ -226,6 +228,7 @@ def prepare_writes(
     *,
     record_nodes: bool = True,
     steps: Mapping[tuple[str, str, str], int] | None = None,
+    where: tuple[str, str] | None = None,
 ) -> WriteCall | None:
     """Serialize one ``put_writes`` call: its write rows and its task's node row.
 
@@ -238,12 +241,13 @@ def prepare_writes(
         record_nodes: Also derive the task's ``node`` action row.
         steps: Known steps by (thread_id, ns, checkpoint_id); otherwise the step
             is read from the checkpoint id.
+        where: ``thread_key(config)``, when the caller has it already.
 
     Returns:
         The call, or None when it has no rows at all.
     """
     conf = config["configurable"]
-    thread_id, ns = thread_key(config)
+    thread_id, ns = where or thread_key(config)
     checkpoint_id = conf.get("checkpoint_id")
     special = any(w[0] in WRITES_IDX_MAP for w in writes)
     task, path = escape_text(task_id), escape_text(task_path)

@@ -1,11 +1,12 @@
-"""Saver defaults that need no saver: the schema name, the serializer, the DSN variable."""
+"""Saver defaults that need no saver (the schema name, the serializer, the DSN variable),
+and the allowlist of types a saver's graphs may load."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Collection
-from typing import Self
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.base import SerializerProtocol
@@ -13,7 +14,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph_actionckpt._config import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.checkpoints.serde import ActionSerializer
 
-__all__ = ["DEFAULT_SCHEMA", "default_serde", "env_dsn", "validate_schema"]
+__all__ = ["DEFAULT_SCHEMA", "Allowlist", "default_serde", "env_dsn", "validate_schema"]
 
 
 def default_serde() -> SerializerProtocol:
@@ -30,8 +31,8 @@ def env_dsn() -> str | None:
     return os.environ.get("ACTIONCKPT_DSN") or None
 
 
-class InPlaceAllowlist(BaseCheckpointSaver[str]):
-    """``with_allowlist`` that changes this saver's serializer in place.
+class Allowlist:
+    """The types a saver's graphs allowed: ``with_allowlist`` changing its serializer in place.
 
     LangGraph calls ``with_allowlist`` with a compiled graph's state types (see
     ``allowlist``). The base class returns a clone; changing the serializer in
@@ -39,22 +40,18 @@ class InPlaceAllowlist(BaseCheckpointSaver[str]):
     graph, and every graph compiled with it is allowed its own types.
     """
 
-    _allowed_types: set[tuple[str, ...]]
-    _serde_lock: threading.Lock
+    def __init__(self) -> None:
+        self.types: set[tuple[str, ...]] = set()
+        self._lock = threading.Lock()
 
-    def _init_allowlist(self) -> None:
-        self._allowed_types = set()
-        self._serde_lock = threading.Lock()
-
-    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> Self:
-        """Allow the graph's own types to be loaded; this saver, changed in place."""
+    def widen(self, saver: Any, extra_allowlist: Collection[tuple[str, ...]]) -> None:
+        """Allow ``saver`` (a ``BaseCheckpointSaver``) to load the graph's own types too."""
         # called on every graph run with the graph's cached set: no copy needed
         extra = extra_allowlist if isinstance(extra_allowlist, set) else set(extra_allowlist)
-        if extra <= self._allowed_types:
-            return self
-        with self._serde_lock:  # two graphs resolving at once must not lose a merge
-            derived = super().with_allowlist(extra)
-            if derived is not self:
-                self.serde = derived.serde
-            self._allowed_types = self._allowed_types | extra
-        return self
+        if extra <= self.types:
+            return
+        with self._lock:  # two graphs resolving at once must not lose a merge
+            derived = BaseCheckpointSaver.with_allowlist(saver, extra)
+            if derived is not saver:
+                saver.serde = derived.serde
+            self.types = self.types | extra

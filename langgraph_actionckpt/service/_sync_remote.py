@@ -2,11 +2,16 @@
 # Edit the async source, not this file, then run: python .ci/gen_sync.py
 """The remote savers' I/O, written once.
 
-``_async_remote.py`` is the source (:class:`AsyncRemoteIO`, the body of
+``_async_remote.py`` is the source (:class:`AsyncRemoteBody`, the base of
 :class:`~langgraph_actionckpt.AsyncRemoteActionSaver`); ``.ci/gen_sync.py``
-generates ``_sync_remote.py`` (:class:`SyncRemoteIO`, the body of
+generates ``_sync_remote.py`` (:class:`SyncRemoteBody`, the base of
 :class:`~langgraph_actionckpt.RemoteActionSaver`) from it. Edit this file, then
 run ``python .ci/gen_sync.py``.
+
+A remote saver has its parts: ``remote`` (:class:`~.remote_base.RemoteCore`: the
+settings, the held writes, the calls' errors), ``channel``
+(:class:`AsyncRemoteChannel`: the gRPC channel and its calls), ``writer`` (the
+action rows' background writer) and ``lease_keeper`` (the service's leases).
 """
 
 from __future__ import annotations
@@ -21,56 +26,129 @@ import grpc
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     WRITES_IDX_MAP,
+    BaseCheckpointSaver,
     CheckpointTuple,
 )
 
-from langgraph_actionckpt.actions._sync_api import SyncActionLogAPI
+from langgraph_actionckpt._saver_base import install_hooks
 from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,
     PutCall,
-    SyncCheckpointAPI,
+    SyncSaverAPI,
     opened,
 )
+from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
+from langgraph_actionckpt.checkpoints.setup import Allowlist
 from langgraph_actionckpt.errors import ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
-from langgraph_actionckpt.service.remote_base import RemoteCore, SyncChannels, run_config, sleep
+from langgraph_actionckpt.service.remote_base import RemoteCore, run_config, sleep
+from langgraph_actionckpt.service.remote_channels import SyncChannels
 from langgraph_actionckpt.service.wire import (
     PROTOCOL_VERSION,
+    Wire,
     json_bytes,
     record_from_json,
     record_to_json,
 )
 
 
-class SyncRemoteChannel(RemoteCore):
-    """A remote saver's channel and its one unary call (see :class:`RemoteCore`)."""
+class SyncRemoteChannel:
+    """A remote saver's channel to the service: its unary calls and the ``List`` stream."""
 
-    def __init__(self, target: str, **options: Any) -> None:
-        super().__init__(target, **options)
-        self.channel: Any = SyncChannels.open(target, self.tls)
+    def __init__(self, remote: RemoteCore) -> None:
+        self.remote = remote
+        self.channel: Any = SyncChannels.open(remote.target, remote.tls)
         self.stub: Any = pb_grpc.CheckpointServiceStub(self.channel)  # type: ignore[no-untyped-call]
-        self._open()
 
-    def _open(self) -> None:
-        """Set ``self.writer`` (each world its own)."""
-        raise NotImplementedError
-
-    def _call(self, name: str, request: Any, config: Any = None) -> Any:
+    def call(self, name: str, request: Any, config: Any = None) -> Any:
         """One unary call with a deadline; safe calls are retried with backoff."""
+        remote = self.remote
         attempt = 0
         while True:
             attempt += 1
             try:
                 return getattr(self.stub, name)(
-                    request, timeout=self.timeout, metadata=self.call_metadata
+                    request, timeout=remote.timeout, metadata=remote.call_metadata
                 )
             except grpc.RpcError as error:
-                if self._retryable(name, error, attempt):
-                    sleep(self._retry_delay(attempt))
+                if remote.retryable(name, error, attempt):
+                    sleep(remote.retry_delay(attempt))
                     continue
-                raise self._error(name, error, config) from None
+                raise remote.error(name, error, config) from None
+
+    def list(self, request: Any, config: Any) -> Iterator[Any]:
+        """The ``List`` stream's messages; retried while it has sent none."""
+        remote = self.remote
+        attempt = 0
+        while True:
+            attempt += 1
+            got = 0
+            try:
+                stream = self.stub.List(
+                    request, timeout=remote.timeout, metadata=remote.call_metadata
+                )
+                for msg in stream:
+                    got += 1
+                    yield msg
+                return
+            except grpc.RpcError as error:
+                if got == 0 and remote.retryable("List", error, attempt):
+                    sleep(remote.retry_delay(attempt))
+                    continue
+                raise remote.error("List", error, config) from None
+
+    def close(self) -> None:
+        """Close the channel."""
+        self.channel.close()
+
+
+class SyncRemoteBody(SyncSaverAPI, BaseCheckpointSaver[str]):
+    """The calls of a remote saver (see :class:`~.remote_base.RemoteCore` for its arguments).
+
+    The public saver subclasses it and provides its action writer (:meth:`_open_writer`).
+    """
+
+    def __init__(self, target: str, **options: Any) -> None:
+        remote = self.remote = RemoteCore(target, **options)
+        super().__init__(serde=remote.serde)
+        install_hooks(remote.replay)
+        # the members the hooks read (see ``_contracts.ActionSaverLike``)
+        self.schema, self.replay, self.metrics = remote.schema, remote.replay, remote.metrics
+        self.lease_mode, self.lease_timeout = remote.lease_mode, remote.lease_timeout
+        self.lease_keeper = remote.lease_keeper
+        self.conninfo: str | None = None  # no database connection of our own
+        self.durable_timeout, self.durable = remote.durable_timeout, DurabilityBarrier()
+        self.allowlist = Allowlist()
+        self.channel = SyncRemoteChannel(remote)
+        self.writer = self._open_writer()
+
+    def _open_writer(self) -> SyncActionWriter:
+        """The saver's action writer (each world its own)."""
+        raise NotImplementedError
+
+    @property
+    def wire(self) -> Wire:
+        """Conversions with the current serializer."""
+        return Wire(self.serde)
+
+    @classmethod
+    @contextmanager
+    def from_target(
+        cls, target: str, token: str | None = None, *, setup: bool = False, **options: Any
+    ) -> Iterator[Self]:
+        """A remote saver of the service at ``target``; closing it closes its channel.
+
+        Args:
+            target: ``host:port`` of the service.
+            token: The bearer token (None for an open service).
+            setup: Call :meth:`setup` first (checks reachability and the protocol).
+            **options: See :class:`RemoteCore` (``tls``, ``timeout``, ``retries``...).
+        """
+        with opened(cls(target, token=token, **options), setup) as saver:
+            yield saver
 
     def setup(self) -> None:
         """Check that the service is reachable and speaks this client's protocol.
@@ -79,11 +157,127 @@ class SyncRemoteChannel(RemoteCore):
             ServiceError: Unreachable, a bad token, or ``FAILED_PRECONDITION``
                 naming both protocol versions.
         """
-        self._call("Handshake", pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION))
+        req = pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION)
+        self.channel.call("Handshake", req)
 
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
+        self._flush_held()  # reads see every write made so far
+        wire = self.wire
+        req = pb.GetTupleRequest(config=wire.config_msg(config))
+        res = self.channel.call("GetTuple", req, config)
+        if not res.HasField("tuple"):
+            return None
+        tup = wire.checkpoint_tuple(res.tuple)
+        self.durable.mark(tup.config["configurable"]["checkpoint_id"])
+        return tup
 
-class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
-    """A remote saver's action log, cold-tier archive and thread lease calls."""
+    def _list_tuples(self, query: ListQuery) -> Iterator[CheckpointTuple]:
+        # a server stream
+        config, filter, before, limit = query
+        self._flush_held()
+        wire = self.wire
+        req = pb.ListRequest(
+            config=wire.config_msg(config),
+            before=wire.config_msg(before),
+            filter=wire.typed(dict(filter)) if filter else None,
+            limit=limit,
+        )
+        for msg in self.channel.list(req, config):
+            yield wire.checkpoint_tuple(msg)
+
+    def _put(self, call: PutCall) -> RunnableConfig:
+        # the thread's held writes go in the same call
+        config, checkpoint, metadata, new_versions = call
+        wire = self.wire
+        req = pb.PutRequest(
+            config=wire.config_msg(config),
+            checkpoint=wire.checkpoint_msg(checkpoint),
+            metadata=wire.typed(dict(metadata)),
+            new_versions=wire.typed(dict(new_versions)),
+            run_config=wire.typed(run_config(config)),
+            fence=self.remote.fence(config),
+        )
+        remote = self.remote
+        key = remote.key(config)
+        held = remote.take_held(key)
+        req.writes.extend(held)
+        try:
+            res = self.channel.call("Put", req, config)
+        except BaseException:
+            remote.unhold(key, held)
+            raise
+        self.durable.mark(checkpoint["id"])
+        return wire.config(res.config)
+
+    def _put_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
+    ) -> None:
+        # the node action row is made by the service
+        wire = self.wire
+        req = pb.PutWritesRequest(
+            config=wire.config_msg(config),
+            writes=wire.writes_msg(writes),
+            task_id=task_id,
+            task_path=path,
+            run_config=wire.typed(run_config(config)),
+            fence=self.remote.fence(config),
+        )
+        if self.remote.defer_writes and not any(c in WRITES_IDX_MAP for c, _ in writes):
+            self.remote.hold(self.remote.key(config), req)  # sent with the thread's next checkpoint
+            self.writer.start()  # whose ticks send it on its own if none comes
+            return
+        self.channel.call("PutWrites", req, config)
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, write, blob and action of a thread."""
+        self._flush_held()
+        self.channel.call("DeleteThread", pb.DeleteThreadRequest(thread_id=str(thread_id)))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints, writes and actions created by the given runs."""
+        self._flush_held()
+        req = pb.DeleteForRunsRequest(run_ids=[str(r) for r in run_ids])
+        self.channel.call("DeleteForRuns", req)
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
+        self._flush_held()
+        req = pb.CopyThreadRequest(
+            source_thread_id=str(source_thread_id), target_thread_id=str(target_thread_id)
+        )
+        self.channel.call("CopyThread", req)
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all."""
+        self._flush_held()
+        req = pb.PruneRequest(thread_ids=[str(t) for t in thread_ids], strategy=strategy)
+        self.channel.call("Prune", req)
+
+    def flush_writes(self) -> None:
+        """Send held writes now (see ``defer_writes``)."""
+        self._flush_held()
+
+    def _flush_writes_on_tick(self) -> None:
+        self._flush_held(older_than=self.remote.writer_interval / 2)
+
+    def _flush_held(self, older_than: float = 0.0) -> None:
+        for req in self.remote.take_held(None, older_than):
+            self.channel.call("PutWrites", req)
+
+    def close(self) -> None:
+        """Write queued action rows, stop the writer, give leases back, close the channel."""
+        try:
+            self._flush_held()
+            self.writer.close()
+        except ServiceError:
+            pass  # the service is gone: the rows were not acknowledged either
+        finally:
+            if self.lease_keeper is not None:
+                self.lease_keeper.release_all()
+            self.channel.close()
+
+    # ------------------------------------------------------------ the action log
 
     def _query_actions(
         self, thread_id: str | None, filters: dict[str, Any]
@@ -100,19 +294,19 @@ class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
             task_id=filters["task_id"],
             limit=filters["limit"],
         )
-        res = self._call("ListActions", req)
+        res = self.channel.call("ListActions", req)
         return [record_from_json(r) for r in res.records]
 
     def _query_action(self, thread_id: str, action_id: str) -> ActionRecord | None:
         req = pb.GetActionRequest(thread_id=thread_id, action_id=action_id)
-        res = self._call("GetAction", req)
+        res = self.channel.call("GetAction", req)
         return record_from_json(res.record) if res.HasField("record") else None
 
     def _query_last_action(
         self, thread_id: str, status: str | Sequence[str] | None
     ) -> ActionRecord | None:
         req = pb.LastActionRequest(thread_id=thread_id, statuses=_names(status))
-        res = self._call("LastAction", req)
+        res = self.channel.call("LastAction", req)
         return record_from_json(res.record) if res.HasField("record") else None
 
     def _settle_action(
@@ -132,12 +326,12 @@ class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
             note=note,
             override=override,
         )
-        self._call("ResolveAction", req)
+        self.channel.call("ResolveAction", req)
 
     def record_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one call (used by the writer)."""
         req = pb.RecordActionsRequest(records=[record_to_json(r) for r in records])
-        self._call("RecordActions", req)
+        self.channel.call("RecordActions", req)
 
     def archive_thread(self, thread_id: str) -> str | None:
         """Move a thread to the service's cold tier; its URL, or None when it has no rows.
@@ -148,7 +342,7 @@ class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
             ServiceError: ``FAILED_PRECONDITION`` when the service has no cold tier.
         """
         req = pb.ArchiveThreadRequest(thread_id=str(thread_id))
-        res = self._call("ArchiveThread", req)
+        res = self.channel.call("ArchiveThread", req)
         return str(res.url) if res.archived else None
 
     # ---------------------------------------------------------------- lease
@@ -156,167 +350,14 @@ class SyncRemoteActionLog(SyncRemoteChannel, SyncActionLogAPI):
     def acquire_lease(self, thread_id: str, holder: str, ttl: float = 30.0) -> int | None:
         """Take the service's lease of a thread: its fencing token, or None when busy."""
         req = pb.AcquireLeaseRequest(thread_id=thread_id, holder=holder, ttl_seconds=ttl)
-        res = self._call("AcquireLease", req)
+        res = self.channel.call("AcquireLease", req)
         return int(res.token) if res.held else None
 
     def release_lease(self, thread_id: str, holder: str, token: int) -> bool:
         """Give a lease back; False when it was no longer this holder's."""
         req = pb.ReleaseLeaseRequest(thread_id=thread_id, holder=holder, token=token)
-        res = self._call("ReleaseLease", req)
+        res = self.channel.call("ReleaseLease", req)
         return bool(res.token)
-
-
-class SyncRemoteIO(SyncCheckpointAPI, SyncRemoteActionLog):
-    """The calls of a remote saver (see :class:`RemoteCore` for its arguments).
-
-    The checkpoint calls are here; the channel, action log and lease calls in
-    its bases.
-    """
-
-    @classmethod
-    @contextmanager
-    def from_target(
-        cls, target: str, token: str | None = None, *, setup: bool = False, **options: Any
-    ) -> Iterator[Self]:
-        """A remote saver of the service at ``target``; closing it closes its channel.
-
-        Args:
-            target: ``host:port`` of the service.
-            token: The bearer token (None for an open service).
-            setup: Call :meth:`setup` first (checks reachability and the protocol).
-            **options: See :class:`RemoteCore` (``tls``, ``timeout``, ``retries``...).
-        """
-        with opened(cls(target, token=token, **options), setup) as saver:
-            yield saver
-
-    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        """Fetch a checkpoint tuple (the latest of the thread when no checkpoint_id)."""
-        self._flush_held()  # reads see every write made so far
-        wire = self.wire
-        req = pb.GetTupleRequest(config=wire.config_msg(config))
-        res = self._call("GetTuple", req, config)
-        if not res.HasField("tuple"):
-            return None
-        tup = wire.checkpoint_tuple(res.tuple)
-        self._durable.mark(tup.config["configurable"]["checkpoint_id"])
-        return tup
-
-    def _list_tuples(self, query: ListQuery) -> Iterator[CheckpointTuple]:
-        # a server stream
-        config, filter, before, limit = query
-        self._flush_held()
-        wire = self.wire
-        req = pb.ListRequest(
-            config=wire.config_msg(config),
-            before=wire.config_msg(before),
-            filter=wire.typed(dict(filter)) if filter else None,
-            limit=limit,
-        )
-        attempt = 0
-        while True:
-            attempt += 1
-            got = 0
-            try:
-                stream = self.stub.List(req, timeout=self.timeout, metadata=self.call_metadata)
-                for msg in stream:
-                    got += 1
-                    yield wire.checkpoint_tuple(msg)
-                return
-            except grpc.RpcError as error:
-                if got == 0 and self._retryable("List", error, attempt):
-                    sleep(self._retry_delay(attempt))
-                    continue
-                raise self._error("List", error, config) from None
-
-    def _put(self, call: PutCall) -> RunnableConfig:
-        # the thread's held writes go in the same call
-        config, checkpoint, metadata, new_versions = call
-        wire = self.wire
-        req = pb.PutRequest(
-            config=wire.config_msg(config),
-            checkpoint=wire.checkpoint_msg(checkpoint),
-            metadata=wire.typed(dict(metadata)),
-            new_versions=wire.typed(dict(new_versions)),
-            run_config=wire.typed(run_config(config)),
-            fence=self._fence(config),
-        )
-        key = self._key(config)
-        held = self._take_held(key)
-        req.writes.extend(held)
-        try:
-            res = self._call("Put", req, config)
-        except BaseException:
-            self._unhold(key, held)
-            raise
-        self._durable.mark(checkpoint["id"])
-        return wire.config(res.config)
-
-    def _put_writes(
-        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, path: str
-    ) -> None:
-        # the node action row is made by the service
-        wire = self.wire
-        req = pb.PutWritesRequest(
-            config=wire.config_msg(config),
-            writes=wire.writes_msg(writes),
-            task_id=task_id,
-            task_path=path,
-            run_config=wire.typed(run_config(config)),
-            fence=self._fence(config),
-        )
-        if self.defer_writes and not any(c in WRITES_IDX_MAP for c, _ in writes):
-            self._hold(self._key(config), req)  # sent with the thread's next checkpoint
-            self.writer.start()  # whose ticks send it on its own if none comes
-            return
-        self._call("PutWrites", req, config)
-
-    def delete_thread(self, thread_id: str) -> None:
-        """Delete every checkpoint, write, blob and action of a thread."""
-        self._flush_held()
-        self._call("DeleteThread", pb.DeleteThreadRequest(thread_id=str(thread_id)))
-
-    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
-        """Delete the checkpoints, writes and actions created by the given runs."""
-        self._flush_held()
-        req = pb.DeleteForRunsRequest(run_ids=[str(r) for r in run_ids])
-        self._call("DeleteForRuns", req)
-
-    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        """Copy a thread (checkpoints, blobs, writes and actions) to a new thread id."""
-        self._flush_held()
-        req = pb.CopyThreadRequest(
-            source_thread_id=str(source_thread_id), target_thread_id=str(target_thread_id)
-        )
-        self._call("CopyThread", req)
-
-    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        """Prune checkpoints: ``keep_latest`` per namespace, or ``delete`` all."""
-        self._flush_held()
-        req = pb.PruneRequest(thread_ids=[str(t) for t in thread_ids], strategy=strategy)
-        self._call("Prune", req)
-
-    def flush_writes(self) -> None:
-        """Send held writes now (see ``defer_writes``)."""
-        self._flush_held()
-
-    def _flush_writes_on_tick(self) -> None:
-        self._flush_held(older_than=self.writer_interval / 2)
-
-    def _flush_held(self, older_than: float = 0.0) -> None:
-        for req in self._take_held(None, older_than):
-            self._call("PutWrites", req)
-
-    def close(self) -> None:
-        """Write queued action rows, stop the writer, give leases back, close the channel."""
-        try:
-            self._flush_held()
-            self.writer.close()
-        except ServiceError:
-            pass  # the service is gone: the rows were not acknowledged either
-        finally:
-            if self.lease_keeper is not None:
-                self.lease_keeper.release_all()
-            self.channel.close()
 
 
 def _names(value: str | Sequence[str] | None) -> builtins.list[str]:

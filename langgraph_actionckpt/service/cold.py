@@ -112,7 +112,7 @@ class ColdTier:
             await saver.driver.run(
                 lambda: plan_export(schema, thread_id, delete=True), pipeline=False
             )
-            saver._forget([thread_id])
+            saver.store.forget([thread_id])
             self._hot.pop((schema, thread_id), None)
             return f"{self.url}/{schema}/{path.rsplit('/', 1)[-1]}"
 
@@ -132,7 +132,7 @@ class ColdTier:
                 if doc.get("thread_id") != thread_id:
                     raise SerializationError(f"the archive at {path} is of another thread")
                 await saver.driver.run(lambda: plan_restore(saver.schema, doc), pipeline=False)
-                saver._forget([thread_id])
+                saver.store.forget([thread_id])
                 await asyncio.to_thread(self.fs.rm, path)
                 restored = True
             self._hot[key] = None

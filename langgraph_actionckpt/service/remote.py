@@ -13,13 +13,13 @@ import asyncio
 from langgraph_actionckpt._bridges import BRIDGED, ITERATORS, add_async_twins, add_sync_twins
 from langgraph_actionckpt._contracts import register_saver_class
 from langgraph_actionckpt.actions.writer import AsyncActionWriter, SyncActionWriter
-from langgraph_actionckpt.service._async_remote import AsyncRemoteIO
-from langgraph_actionckpt.service._sync_remote import SyncRemoteIO
+from langgraph_actionckpt.service._async_remote import AsyncRemoteBody
+from langgraph_actionckpt.service._sync_remote import SyncRemoteBody
 
 __all__ = ["AsyncRemoteActionSaver", "RemoteActionSaver"]
 
 
-class RemoteActionSaver(SyncRemoteIO):
+class RemoteActionSaver(SyncRemoteBody):
     """A saver whose storage is the checkpoint service (``actionckpt serve``).
 
     Build it with :meth:`from_target` (a context manager); ``setup()`` checks
@@ -35,13 +35,14 @@ class RemoteActionSaver(SyncRemoteIO):
         retries: Attempts of a safe call while the service is unreachable.
     """
 
-    def _open(self) -> None:
-        self.writer = SyncActionWriter(
-            self.record_actions, interval=self.writer_interval, on_tick=self._flush_writes_on_tick
+    def _open_writer(self) -> SyncActionWriter:
+        interval = self.remote.writer_interval
+        return SyncActionWriter(
+            self.record_actions, interval=interval, on_tick=self._flush_writes_on_tick
         )
 
 
-class AsyncRemoteActionSaver(AsyncRemoteIO):
+class AsyncRemoteActionSaver(AsyncRemoteBody):
     """The async twin of :class:`RemoteActionSaver` (grpc.aio on the running loop).
 
     Make it inside the event loop it will serve (``async with
@@ -49,12 +50,12 @@ class AsyncRemoteActionSaver(AsyncRemoteIO):
     other threads while that loop runs, as LangGraph does for ``get_state``.
     """
 
-    def _open(self) -> None:
+    def _open_writer(self) -> AsyncActionWriter:
         self.loop = asyncio.get_running_loop()
-        self.writer = AsyncActionWriter(
+        return AsyncActionWriter(
             self.arecord_actions,
             self.loop,
-            interval=self.writer_interval,
+            interval=self.remote.writer_interval,
             on_tick=self._aflush_writes_on_tick,
         )
 

@@ -1,9 +1,9 @@
-"""What both remote savers share: settings, the hooks' contract, errors and retries.
+"""What both remote savers share and do without I/O: settings, held writes, errors and retries.
 
 ``_async_remote.py`` is the source of the remote savers' I/O and
-``_sync_remote.py`` is generated from it (``python .ci/gen_sync.py``); the
-channel primitives that differ between the worlds are :class:`SyncChannels`
-and :class:`AsyncChannels` here, with matching method names.
+``_sync_remote.py`` is generated from it (``python .ci/gen_sync.py``); each
+saver has a :class:`RemoteCore`. The channel primitives that differ between the
+worlds are in ``remote_channels``.
 """
 
 from __future__ import annotations
@@ -23,15 +23,13 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt import __version__
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
-from langgraph_actionckpt._saver_base import install_hooks
-from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
-from langgraph_actionckpt.checkpoints.plans_write import next_version
-from langgraph_actionckpt.checkpoints.setup import InPlaceAllowlist, default_serde
+from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
-from langgraph_actionckpt.service.wire import PROTOCOL_HEADER, PROTOCOL_VERSION, Wire
+from langgraph_actionckpt.service.remote_lease import RemoteLeaseKeeper
+from langgraph_actionckpt.service.wire import PROTOCOL_HEADER, PROTOCOL_VERSION
 
-__all__ = ["AsyncChannels", "RemoteCore", "SyncChannels", "asleep", "sleep"]
+__all__ = ["RemoteCore", "asleep", "run_config", "sleep"]
 
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 SAFE_CALLS = frozenset(
@@ -60,44 +58,8 @@ sleep = time.sleep
 asleep = asyncio.sleep
 
 
-def _credentials(tls: bool | str | Path | bytes) -> grpc.ChannelCredentials | None:
-    if tls is False:
-        return None
-    if tls is True:
-        return grpc.ssl_channel_credentials()
-    roots = tls if isinstance(tls, bytes) else Path(tls).read_bytes()
-    return grpc.ssl_channel_credentials(root_certificates=roots)
-
-
-_OPTIONS = [("grpc.max_receive_message_length", -1), ("grpc.enable_retries", 0)]
-
-
-class SyncChannels:
-    """The sync world's channel."""
-
-    @staticmethod
-    def open(target: str, tls: bool | str | Path | bytes) -> grpc.Channel:
-        """A channel to ``target`` (TLS when asked)."""
-        creds = _credentials(tls)
-        if creds is None:
-            return grpc.insecure_channel(target, options=_OPTIONS)
-        return grpc.secure_channel(target, creds, options=_OPTIONS)
-
-
-class AsyncChannels:
-    """The async world's channel (grpc.aio, bound to the running loop)."""
-
-    @staticmethod
-    def open(target: str, tls: bool | str | Path | bytes) -> grpc.aio.Channel:
-        """A channel to ``target`` (TLS when asked)."""
-        creds = _credentials(tls)
-        if creds is None:
-            return grpc.aio.insecure_channel(target, options=_OPTIONS)
-        return grpc.aio.secure_channel(target, creds, options=_OPTIONS)
-
-
-class RemoteCore(InPlaceAllowlist):
-    """Settings and the hooks' members of a remote saver (see ``_contracts``).
+class RemoteCore:
+    """A remote saver's settings, its held writes, and the errors and retries of its calls.
 
     Args:
         target: The service's ``host:port``.
@@ -128,8 +90,6 @@ class RemoteCore(InPlaceAllowlist):
             entries live in a direct saver's database; the service offers none).
     """
 
-    writer: Any
-
     def __init__(
         self,
         target: str,
@@ -156,8 +116,7 @@ class RemoteCore(InPlaceAllowlist):
                 "reuse needs a saver with its own database (ActionSaver, AsyncActionSaver): "
                 "the checkpoint service does not offer reuse"
             )
-        super().__init__(serde=serde or default_serde())
-        install_hooks(replay)
+        self.serde = serde or default_serde()  # the saver's first serializer
         self.target = target
         self.tls = tls
         self.timeout = timeout
@@ -165,7 +124,6 @@ class RemoteCore(InPlaceAllowlist):
         self.backoff = backoff
         self.replay = replay
         self.schema = tenant or "default"  # the lease key's namespace in this process
-        self.conninfo: str | None = None  # no database connection of our own
         if lease not in ("wait", "error", "off"):
             raise ConfigurationError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
         self.lease_mode = lease  # taken through the service (remote_lease), never the DB's
@@ -178,10 +136,8 @@ class RemoteCore(InPlaceAllowlist):
         if tenant:
             meta.append(("actionckpt-tenant", tenant))
         self.call_metadata = tuple(meta)
-        self.lease_keeper: Any = None
+        self.lease_keeper: RemoteLeaseKeeper | None = None
         if lease != "off":
-            from langgraph_actionckpt.service.remote_lease import RemoteLeaseKeeper
-
             self.lease_keeper = RemoteLeaseKeeper(
                 target, tls, self.call_metadata, mode=lease, timeout=lease_timeout, ttl=lease_ttl
             )
@@ -189,27 +145,8 @@ class RemoteCore(InPlaceAllowlist):
         self.writer_interval = writer_interval
         self._held: dict[tuple[str, str], list[tuple[float, Any]]] = {}
         self._held_lock = threading.Lock()
-        self._durable = DurabilityBarrier()
-        self._init_allowlist()
 
-    @property
-    def wire(self) -> Wire:
-        """Conversions with the current serializer."""
-        return Wire(self.serde)
-
-    def get_next_version(self, current: str | None, channel: None = None) -> str:
-        """The version after ``current`` (the same versions the direct savers make)."""
-        return next_version(current)
-
-    def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
-        """Block until the given checkpoints' puts were acknowledged by the service."""
-        return durability != "async" or self._durable.wait(ids, self.durable_timeout)
-
-    async def await_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
-        """Async :meth:`wait_durable` (never blocks the event loop)."""
-        return durability != "async" or await self._durable.await_(ids, self.durable_timeout)
-
-    def _fence(self, config: RunnableConfig) -> Any:
+    def fence(self, config: RunnableConfig) -> Any:
         """The fence of a write: the held lease's token of its thread (None: no lease)."""
         if self.lease_keeper is None:
             return None
@@ -220,15 +157,15 @@ class RemoteCore(InPlaceAllowlist):
     # ------------------------------------------------------- held writes
 
     @staticmethod
-    def _key(config: RunnableConfig) -> tuple[str, str]:
+    def key(config: RunnableConfig) -> tuple[str, str]:
         conf = config.get("configurable") or {}
         return str(conf.get("thread_id") or ""), str(conf.get("checkpoint_ns") or "")
 
-    def _hold(self, key: tuple[str, str], request: Any) -> None:
+    def hold(self, key: tuple[str, str], request: Any) -> None:
         with self._held_lock:
             self._held.setdefault(key, []).append((time.monotonic(), request))
 
-    def _take_held(
+    def take_held(
         self, key: tuple[str, str] | None = None, older_than: float = 0.0
     ) -> builtins.list[Any]:
         """Held write requests (of one thread and namespace, or all), oldest first."""
@@ -246,7 +183,7 @@ class RemoteCore(InPlaceAllowlist):
                 del self._held[k]
         return out
 
-    def _unhold(self, key: tuple[str, str], requests: Sequence[Any]) -> None:
+    def unhold(self, key: tuple[str, str], requests: Sequence[Any]) -> None:
         """Put requests back (their checkpoint's put failed): they go with the next one."""
         if requests:
             with self._held_lock:
@@ -255,13 +192,13 @@ class RemoteCore(InPlaceAllowlist):
 
     # ------------------------------------------------------------- errors
 
-    def _retry_delay(self, attempt: int) -> float:
+    def retry_delay(self, attempt: int) -> float:
         return float(self.backoff * (2 ** (attempt - 1)) * (0.5 + random.random()))
 
-    def _retryable(self, name: str, error: grpc.RpcError, attempt: int) -> bool:
+    def retryable(self, name: str, error: grpc.RpcError, attempt: int) -> bool:
         return name in SAFE_CALLS and attempt < self.retries and error.code() in RETRYABLE
 
-    def _error(self, name: str, error: grpc.RpcError, config: Any = None) -> Exception:
+    def error(self, name: str, error: grpc.RpcError, config: Any = None) -> Exception:
         code = error.code()
         details = error.details() or ""
         if code == grpc.StatusCode.FAILED_PRECONDITION and "lease on thread" in details:

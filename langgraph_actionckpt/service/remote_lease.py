@@ -26,7 +26,7 @@ from langgraph_actionckpt.db.fence import HeldLease, HeldLeases
 from langgraph_actionckpt.errors import LeaseLostError, ServiceError, ThreadBusyError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
-from langgraph_actionckpt.service.remote_base import SyncChannels
+from langgraph_actionckpt.service.remote_channels import SyncChannels
 
 __all__ = ["RemoteLeaseKeeper"]
 

@@ -146,7 +146,7 @@ async def test_timed_out_pipelined_flush_keeps_its_held_writes(
     ) as saver:
         config = {"configurable": {"thread_id": "held", "checkpoint_ns": "", "checkpoint_id": "c1"}}
         await saver.aput_writes(config, [("log", ["x"]), ("log", ["y"])], "task-1")
-        assert saver._pending.threads() == ["held"]
+        assert saver.store.held.pending.threads() == ["held"]
         await asyncio.sleep(saver.writer.interval)  # old enough for the tick
         with psycopg.connect(private_pg.dsn) as blocker:
             blocker.execute(
@@ -155,9 +155,9 @@ async def test_timed_out_pipelined_flush_keeps_its_held_writes(
                 )
             )
             with pytest.raises(psycopg.errors.QueryCanceled):
-                await saver._run(saver._plan_flush_on_tick, pipeline=True)
+                await saver.runner.run(saver.store.held.plan_flush_on_tick, pipeline=True)
             blocker.rollback()
-        assert saver._pending.threads() == ["held"], "the timed-out flush lost its writes"
+        assert saver.store.held.pending.threads() == ["held"], "the timed-out flush lost its writes"
         await saver.aflush_writes()
     with psycopg.connect(private_pg.dsn) as conn:
         stored = conn.execute(

@@ -46,11 +46,8 @@ from langgraph_actionckpt._saver_base import (
 from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions._sync_api import SyncActionLogAPI
 from langgraph_actionckpt.actions.limits import check_record
-from langgraph_actionckpt.actions.records import (
-    JSON_THRESHOLD,
-    ActionRecord,
-    plan_upsert,
-)
+from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.records import JSON_THRESHOLD, plan_upsert
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,

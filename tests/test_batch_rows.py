@@ -14,12 +14,8 @@ from langchain_core.messages import AIMessage
 
 from langgraph_actionckpt import ActionSaver, AsyncActionSaver
 from langgraph_actionckpt.actions import batch_rows
-from langgraph_actionckpt.actions.records import (
-    COLUMNS,
-    JSON_THRESHOLD,
-    WRITE_COLUMNS,
-    ActionRecord,
-)
+from langgraph_actionckpt.actions.record import COLUMNS, WRITE_COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.records import JSON_THRESHOLD
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db import encoding
 from tests.test_records import JSON, TEXT, full_record

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeAlias
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 
 __all__ = [
     "AsyncBatchWrite",

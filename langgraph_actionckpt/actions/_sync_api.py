@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from langgraph_actionckpt.actions.reads import records_to_jsonl
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.db.encoding import stored_id
 

@@ -27,7 +27,7 @@ from langgraph_actionckpt.actions._acompat import (
     AsyncTick,
 )
 from langgraph_actionckpt.actions.limits import check_record
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.row_queue import merge_records
 from langgraph_actionckpt.actions.writer_async import AsyncWriterCore
 from langgraph_actionckpt.actions.writer_sync import SyncWriterCore

@@ -24,7 +24,7 @@ from langgraph_actionckpt.actions._acompat import (
     AsyncTick,
 )
 from langgraph_actionckpt.actions.limits import check_record
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
 from langgraph_actionckpt.db.driver import is_data_error
 from langgraph_actionckpt.errors import LeaseLostError, SerializationError

@@ -11,7 +11,7 @@ import time
 from functools import partial
 from typing import Any
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db.migrations import plan_reuse_vector, plan_reuse_vector_state
 from langgraph_actionckpt.errors import VectorUnavailableError
 from langgraph_actionckpt.replay.context import TaskScope

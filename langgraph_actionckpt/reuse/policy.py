@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.replay.context import TaskScope
 from langgraph_actionckpt.replay.core import now

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 
 __all__ = ["Matcher", "Ticket"]
 

@@ -23,7 +23,7 @@ from langgraph.checkpoint.base import (
 )
 
 from langgraph_actionckpt.actions._async_api import AsyncActionLogAPI
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.checkpoints._async_api import (
     AsyncCheckpointAPI,
     ListQuery,

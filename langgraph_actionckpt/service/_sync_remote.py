@@ -25,7 +25,7 @@ from langgraph.checkpoint.base import (
 )
 
 from langgraph_actionckpt.actions._sync_api import SyncActionLogAPI
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,
     PutCall,

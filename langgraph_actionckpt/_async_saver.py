@@ -41,12 +41,10 @@ from langgraph_actionckpt._saver_base import (
     pool_options,
     recent_first,
 )
-from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions._async_api import AsyncActionLogAPI
 from langgraph_actionckpt.actions.limits import check_record
 from langgraph_actionckpt.actions.record import ActionRecord
-from langgraph_actionckpt.actions.records import JSON_THRESHOLD, plan_upsert
-from langgraph_actionckpt.actions.writer import AsyncActionWriter
+from langgraph_actionckpt.actions.writer import AsyncActionRows, AsyncActionWriter
 from langgraph_actionckpt.checkpoints._async_api import (
     AsyncCheckpointAPI,
     ListQuery,
@@ -86,6 +84,7 @@ class AsyncPlanRunner(SaverCore):
     """
 
     driver: AsyncDriver
+    action_rows: AsyncActionRows  # the writer's batch write, also arecord_actions'
 
     async def _run(
         self, factory: PlanFactory[T], *, read: bool = False, pipeline: bool | None = None
@@ -94,7 +93,7 @@ class AsyncPlanRunner(SaverCore):
 
         Plans store every thread's held writes in one statement before they read
         (and flushes do). When the fence refuses one thread's (its lease was lost,
-        see ``_refusal``) they are dropped and the plan runs again for the
+        see ``refusal``) they are dropped and the plan runs again for the
         others. When the database refuses one thread's write as data (a key over
         the index limit, a malformed value), the held writes are stored thread by
         thread, the refused ones dropped (their thread's next call raises why,
@@ -107,7 +106,7 @@ class AsyncPlanRunner(SaverCore):
                     return await self.driver.run_read(factory)
                 return await self.driver.run(factory, pipeline=pipeline)
             except psycopg.Error as error:
-                lost = self._refusal(error)
+                lost = self.refusal(error)
                 if lost is None:
                     if isolated or not (self._pending and is_data_error(error)):
                         raise
@@ -129,7 +128,7 @@ class AsyncPlanRunner(SaverCore):
                 return await self.driver.run_write(factory)
             return await self.driver.run(factory, pipeline=pipeline)
         except psycopg.Error as error:
-            lost = self._refusal(error)
+            lost = self.refusal(error)
             if lost is None:
                 raise
             raise lost from None
@@ -202,7 +201,7 @@ class AsyncSaverBase(AsyncCheckpointAPI, AsyncPlanRunner):
     def _open(
         self, conn: psycopg.AsyncConnection[Any] | AsyncConnectionPool[Any], reconnect: Any
     ) -> None:
-        """Set ``self.driver`` and ``self.writer`` (each saver its own)."""
+        """Set ``self.driver``, ``self.action_rows`` and ``self.writer`` (each saver its own)."""
         raise NotImplementedError
 
     def _driver_options(self, reconnect: Any) -> dict[str, Any]:
@@ -457,36 +456,7 @@ class AsyncActionLogIO(AsyncSaverBase, AsyncActionLogAPI):
         """
         for record in records:
             check_record(record)
-        await self._write_action_batch(records)
-
-    # Large batches of the writer are first inserted as new rows (no merge: the
-    # server skips the conflict probe and the merge expressions, ~15% of its
-    # work). When a row already exists the insert fails with nothing written;
-    # the batch is merged instead, and so are the next _MERGE_AFTER_CONFLICT.
-    _merge_next = 0
-    _MERGE_AFTER_CONFLICT = 16
-
-    async def _write_action_batch(self, records: Sequence[ActionRecord]) -> None:
-        """:meth:`arecord_actions` for the writer, whose rows were checked when queued."""
-        t0 = time.perf_counter()
-        fences = self._action_fences(records)  # a lost lease: LeaseLostError, nothing written
-        q = self.action_queries
-        fresh = len(records) >= JSON_THRESHOLD
-        if fresh and self._merge_next > 0:
-            self._merge_next -= 1
-            fresh = False
-        # several statements: pipelined, the server stores a chunk while the next is encoded
-        pipe = True if len(records) > batch_rows.MAX_ROWS else None
-        try:
-            await self._run_fenced(
-                lambda: plan_upsert(q, records, fences, fresh=fresh), pipeline=pipe
-            )
-        except psycopg.errors.UniqueViolation:
-            if not fresh:
-                raise
-            self._merge_next = self._MERGE_AFTER_CONFLICT
-            await self._run_fenced(lambda: plan_upsert(q, records, fences), pipeline=pipe)
-        self.metrics.observe_actions_written(records, time.perf_counter() - t0)
+        await self.action_rows.write(records)
 
     async def afork_at_action(
         self,

@@ -12,7 +12,7 @@ from langgraph_actionckpt._async_saver import AsyncActionLogIO
 from langgraph_actionckpt._bridges import with_sync_twins
 from langgraph_actionckpt._contracts import register_saver_class
 from langgraph_actionckpt._saver_base import SettledWrites
-from langgraph_actionckpt.actions.writer import AsyncActionWriter
+from langgraph_actionckpt.actions.writer import AsyncActionRows, AsyncActionWriter
 from langgraph_actionckpt.db.driver import AsyncDriver
 from langgraph_actionckpt.db.group_commit import GroupCommitDriver
 
@@ -49,8 +49,9 @@ class AsyncActionSaver(SettledWrites, AsyncActionLogIO):
         grouped = self.group_commit and isinstance(conn, AsyncConnectionPool)
         driver_class = GroupCommitDriver if grouped else AsyncDriver
         self.driver = driver_class(conn, **self._driver_options(reconnect))
+        self.action_rows = AsyncActionRows(self.driver, self.action_queries, self, self.metrics)
         self.writer = AsyncActionWriter(
-            self._write_action_batch,
+            self.action_rows.write,
             self.loop,
             on_tick=self._aflush_writes_on_tick,
             **self._writer_options(),

@@ -16,7 +16,7 @@ from langgraph_actionckpt._saver_base import (
     pool_options,
 )
 from langgraph_actionckpt._sync_saver import SyncActionLogIO
-from langgraph_actionckpt.actions.writer import SyncActionWriter
+from langgraph_actionckpt.actions.writer import SyncActionRows, SyncActionWriter
 from langgraph_actionckpt.db.driver import SyncDriver
 
 # Kept importable from here, where they were defined before.
@@ -54,8 +54,9 @@ class ActionSaver(SettledWrites, SyncActionLogIO):
 
     def _open(self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any) -> None:
         self.driver = SyncDriver(conn, **self._driver_options(reconnect))
+        self.action_rows = SyncActionRows(self.driver, self.action_queries, self, self.metrics)
         self.writer = SyncActionWriter(
-            self._write_action_batch, on_tick=self._flush_writes_on_tick, **self._writer_options()
+            self.action_rows.write, on_tick=self._flush_writes_on_tick, **self._writer_options()
         )
 
 

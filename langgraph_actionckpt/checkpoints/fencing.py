@@ -56,14 +56,14 @@ class LeaseFencing:
                 out[thread_id] = token
         return out
 
-    def _action_fences(self, records: Sequence[ActionRecord]) -> dict[str, int]:
+    def action_fences(self, records: Sequence[ActionRecord]) -> dict[str, int]:
         """:meth:`_fences` of the threads of action records (their ids are not escaped yet)."""
         if self.leases is None:
             return {}
         # a batch holds a few threads' rows: escape each thread id once
         return self._fences({escape_text(t) for t in {r.thread_id for r in records}})
 
-    def _refusal(self, error: BaseException) -> LeaseLostError | None:
+    def refusal(self, error: BaseException) -> LeaseLostError | None:
         """The typed error for a write the fence refused (None for any other error).
 
         The lease is marked lost and the thread's held writes are dropped, so no

@@ -38,7 +38,6 @@ import asyncio
 import gc
 import json
 import os
-import random
 import statistics
 import time
 import uuid
@@ -49,6 +48,8 @@ import psycopg
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.bench_tool_calls import bench_tool_calls, describe
+from benchmarks.recording import META, count_actions, drop_schema, text
 from langgraph_actionckpt import (
     ActionCallbackHandler,
     ActionSaver,
@@ -59,50 +60,11 @@ from langgraph_actionckpt.embedded import embedded_dsn
 
 THROUGHPUT_TARGET = 60_000
 CALLER_TARGET_US = 12.0
-_RNG = random.Random(7)
-_WORDS = ["".join(_RNG.choice("abcdefghijklmnop") for _ in range(6)) for _ in range(2000)]
-
-
-def _text(n: int) -> str:
-    out: list[str] = []
-    size = 0
-    while size < n:
-        w = _RNG.choice(_WORDS)
-        out.append(w)
-        size += len(w) + 1
-    return " ".join(out)[:n]
 
 
 def _events(n: int) -> list[tuple[str, dict[str, Any], str]]:
     """(run_id, inputs, output) for n tool calls of ~1 KB input+output."""
-    return [(str(uuid.uuid4()), {"query": _text(500)}, _text(500)) for _ in range(n)]
-
-
-META = {
-    "thread_id": "bench-thread",
-    "langgraph_node": "tools",
-    "langgraph_step": 3,
-    "langgraph_checkpoint_ns": "tools:00000000-0000-0000-0000-000000000001",
-}
-
-
-def _drop(dsn: str, schema: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(
-            psycopg.sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-                psycopg.sql.Identifier(schema)
-            )
-        )
-
-
-def _count(dsn: str, schema: str) -> int:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute(
-            psycopg.sql.SQL("SELECT count(*) FROM {}.actions").format(
-                psycopg.sql.Identifier(schema)
-            )
-        ).fetchone()
-        return int(row[0]) if row else 0
+    return [(str(uuid.uuid4()), {"query": text(500)}, text(500)) for _ in range(n)]
 
 
 _APP = f"bench_recorder_{os.getpid()}"
@@ -190,7 +152,7 @@ def _summary(per_action: list[float], n: int, elapsed: float) -> dict[str, float
 
 def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
     schema = f"bench_rec_{os.getpid()}_s"
-    _drop(dsn, schema)
+    drop_schema(dsn, schema)
     try:
         with ActionSaver.from_conn_string(_tagged(dsn), schema=schema, replay=False) as saver:
             saver.setup()
@@ -210,16 +172,16 @@ def bench_sync(dsn: str, n: int, batch: int) -> dict[str, float]:
             saver.writer.flush()
             elapsed = time.perf_counter() - t_start
             used = cpu.stop(n)
-            stored = _count(dsn, schema)
+            stored = count_actions(dsn, schema)
         assert stored == n, (stored, n)
         return _summary(per_action, n, elapsed) | used
     finally:
-        _drop(dsn, schema)
+        drop_schema(dsn, schema)
 
 
 async def _bench_async(dsn: str, n: int, batch: int) -> dict[str, float]:
     schema = f"bench_rec_{os.getpid()}_a"
-    _drop(dsn, schema)
+    drop_schema(dsn, schema)
     try:
         async with AsyncActionSaver.from_conn_string(
             _tagged(dsn), schema=schema, replay=False
@@ -242,15 +204,15 @@ async def _bench_async(dsn: str, n: int, batch: int) -> dict[str, float]:
             await saver.writer.aflush()
             elapsed = time.perf_counter() - t_start
             used = await asyncio.to_thread(cpu.stop, n)
-            stored = await asyncio.to_thread(_count, dsn, schema)
+            stored = await asyncio.to_thread(count_actions, dsn, schema)
         assert stored == n, (stored, n)
         return _summary(per_action, n, elapsed) | used
     finally:
-        _drop(dsn, schema)
+        drop_schema(dsn, schema)
 
 
 def bench_copy_floor(dsn: str, n: int) -> float:
-    rows = [(str(uuid.uuid4()), _text(500), _text(500)) for _ in range(n)]
+    rows = [(str(uuid.uuid4()), text(500), text(500)) for _ in range(n)]
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE TEMP TABLE floor_rows (id text, input jsonb, output jsonb)")
         t0 = time.perf_counter()
@@ -277,8 +239,6 @@ def main(argv: list[str] | None = None) -> int:
     sync = bench_sync(dsn, n, args.batch)
     asyn = asyncio.run(_bench_async(dsn, n, args.batch))
     floor = bench_copy_floor(dsn, n)
-    from benchmarks.bench_tool_calls import bench_tool_calls, describe
-
     tool_call = bench_tool_calls(dsn, 200 if args.quick else 2_000, 2 if args.quick else 4)
     table = Table(title=f"recording {n:,} tool-call actions (~1 KB each)")
     cols = ("handler", "caller path median", "caller path p90", "sustained", "CPU/action", "target")

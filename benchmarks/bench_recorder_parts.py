@@ -21,7 +21,8 @@ import time
 import psycopg
 from psycopg import sql
 
-from benchmarks.bench_recorder import _calls, _drop
+from benchmarks.bench_recorder import _calls
+from benchmarks.recording import drop_schema
 from langgraph_actionckpt import ActionCallbackHandler, ActionRecord, ActionSaver
 from langgraph_actionckpt.actions import batch_columns, batch_rows
 from langgraph_actionckpt.actions.row_queue import merge_records
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     dsn = args.dsn or embedded_dsn()
     schema = f"bench_parts_{os.getpid()}"
-    _drop(dsn, schema)
+    drop_schema(dsn, schema)
     try:
         with ActionSaver.from_conn_string(dsn, schema=schema, replay=False) as saver:
             saver.setup()
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             py = python_parts(saver, dsn, records, args.batch)
             srv = server_parts(saver, dsn, records, args.batch)
     finally:
-        _drop(dsn, schema)
+        drop_schema(dsn, schema)
     print(f"{args.actions:,} tool-call rows of ~1 KB, {args.batch:,} a statement")
     print("writer, Python (thread CPU per row):")
     for name, us in py.items():

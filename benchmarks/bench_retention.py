@@ -52,7 +52,7 @@ from rich.console import Console
 from rich.table import Table
 
 from langgraph_actionckpt import ActionSaver
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.embedded import embedded_dsn
 from langgraph_actionckpt.ops.archiving import archive, import_archive
 from langgraph_actionckpt.ops.retention import prune

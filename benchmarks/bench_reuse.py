@@ -110,7 +110,7 @@ def lookup_latency(embeddings: Any, n: int = 30, entries: int = 500) -> dict[str
     """Milliseconds a semantic lookup adds: embedding the request, then the HNSW query."""
     from functools import partial
 
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
     from langgraph_actionckpt.embedded import embedded_dsn
     from langgraph_actionckpt.reuse import SemanticReuse
     from langgraph_actionckpt.reuse._sync_io import vector_text

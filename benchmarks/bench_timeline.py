@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 
 TARGET_MS = 2000.0
 _AGENTS = ("root", "research", "writer")
@@ -136,7 +136,7 @@ def synthetic_thread(n: int, thread_id: str = "bench-timeline") -> list[ActionRe
 
 
 def _fields(r: ActionRecord) -> dict[str, Any]:
-    from langgraph_actionckpt.actions.records import COLUMNS
+    from langgraph_actionckpt.actions.record import COLUMNS
 
     return {c: getattr(r, c) for c in COLUMNS}
 

@@ -35,7 +35,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 
-from benchmarks.bench_recorder import META, _count, _drop, _text
+from benchmarks.recording import META, count_actions, drop_schema, text
 from langgraph_actionckpt import ActionCallbackHandler, ActionSaver
 from langgraph_actionckpt.embedded import embedded_dsn
 
@@ -61,8 +61,8 @@ def bench_tool_calls(dsn: str, calls: int, rounds: int, batch: int = 100) -> dic
         ``{variant}_us`` for each of :data:`VARIANTS`, ``handler_added_us`` (ours minus the
         no-op handler), ``langchain_calls_per_s`` (1 / ``alone_us``) and ``rows`` stored.
     """
-    queries = [_text(500) for _ in range(calls)]
-    answers = {q: _text(500) for q in queries}
+    queries = [text(500) for _ in range(calls)]
+    answers = {q: text(500) for q in queries}
 
     @tool
     def search(query: str) -> str:
@@ -70,7 +70,7 @@ def bench_tool_calls(dsn: str, calls: int, rounds: int, batch: int = 100) -> dic
         return answers[query]
 
     schema = f"bench_tool_calls_{os.getpid()}"
-    _drop(dsn, schema)
+    drop_schema(dsn, schema)
     try:
         with ActionSaver.from_conn_string(dsn, schema=schema, replay=False) as saver:
             saver.setup()
@@ -87,7 +87,7 @@ def bench_tool_calls(dsn: str, calls: int, rounds: int, batch: int = 100) -> dic
                 for config in configs.values():
                     search.invoke({"query": q}, config)
             saver.writer.flush()
-            warm_rows = _count(dsn, schema)
+            warm_rows = count_actions(dsn, schema)
             gc.collect()
             for r in range(rounds):
                 order = VARIANTS if r % 2 == 0 else VARIANTS[::-1]
@@ -99,9 +99,9 @@ def bench_tool_calls(dsn: str, calls: int, rounds: int, batch: int = 100) -> dic
                             search.invoke({"query": q}, configs[name])
                         per_call[name].append((time.perf_counter() - t0) / len(chunk))
                 saver.writer.flush()
-            rows = _count(dsn, schema) - warm_rows
+            rows = count_actions(dsn, schema) - warm_rows
     finally:
-        _drop(dsn, schema)
+        drop_schema(dsn, schema)
     if rows != calls * rounds:
         raise AssertionError(f"stored {rows} rows for {calls * rounds} recorded tool calls")
     out = {f"{name}_us": statistics.median(per_call[name]) * 1e6 for name in VARIANTS}

@@ -29,8 +29,9 @@ import time
 import uuid
 from typing import Any
 
-from langgraph_actionckpt.actions.observer import ActionObserver, make_observer
+from langgraph_actionckpt.actions.observer import ActionObserver
 from langgraph_actionckpt.actions.recorder import ActionRecorder, Callback
+from langgraph_actionckpt.actions.tracing import make_observer
 
 _META = {
     "thread_id": "t",

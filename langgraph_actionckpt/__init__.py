@@ -43,7 +43,7 @@ if TYPE_CHECKING:
         ActionCallbackHandler,
         AsyncActionCallbackHandler,
     )
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
     from langgraph_actionckpt.aio import AsyncActionSaver
     from langgraph_actionckpt.crypto import KeyRing
     from langgraph_actionckpt.embedded import embedded_dsn, stop_embedded

@@ -36,7 +36,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import AsyncConnectionPool
 
-from langgraph_actionckpt._async_runner import AsyncActionBatches, AsyncPlanRunner
+from langgraph_actionckpt._async_runner import AsyncPlanRunner
 from langgraph_actionckpt._config import DEFAULTS, SaverOptions
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._saver_base import (
@@ -51,10 +51,8 @@ from langgraph_actionckpt._saver_base import (
     recent_first,
 )
 from langgraph_actionckpt.actions.limits import check_record
-from langgraph_actionckpt.actions.records import (
-    ActionRecord,
-)
-from langgraph_actionckpt.actions.writer import AsyncActionWriter
+from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.writer import AsyncActionRows, AsyncActionWriter
 from langgraph_actionckpt.checkpoints._async_api import (
     AsyncSaverAPI,
     ListQuery,
@@ -182,8 +180,10 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
         self.conn, self.conninfo = conn, conninfo_of(conn)
         self.driver = self._open_driver(conn, _reconnect)
         self.runner = AsyncPlanRunner(self.driver, self.store)
-        self.batches = AsyncActionBatches(self.runner, self.store, self.metrics)
-        self.writer = self._open_writer(self.batches.write, self.runner.flush_on_tick)
+        self.action_rows = AsyncActionRows(
+            self.driver, self.store.action_queries, self.store.held.fencing, self.metrics
+        )
+        self.writer = self._open_writer(self.action_rows.write, self.runner.flush_on_tick)
 
     @property
     def serde(self) -> SerializerProtocol:  # type: ignore[override]
@@ -388,7 +388,7 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
         """
         for record in records:
             check_record(record)
-        await self.batches.write(records)
+        await self.action_rows.write(records)
 
     async def afork_at_action(
         self,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt._contracts import MetricsSink
+from langgraph_actionckpt._limits import DEFAULT_MAX_LOAD_BYTES, LIMITS, check_length
 from langgraph_actionckpt.errors import ConfigurationError
 
 if TYPE_CHECKING:  # type only: the policy lives with the blobs it shapes
@@ -36,46 +37,6 @@ __all__ = [
 DEFAULT_SCHEMA = "actionckpt"
 LEASE_MODES = ("wait", "error", "off")
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
-
-
-LIMITS: dict[str, int] = {
-    "thread id": 1024,
-    "checkpoint namespace": 1024,
-    "checkpoint id": 128,
-    "task id": 256,
-    "channel name": 256,
-    "action id": 512,
-    "action name": 1024,
-    "run id": 256,
-}
-"""Longest identifiers and names accepted, in UTF-8 bytes of their stored form.
-
-Every key of an index must fit one B-tree entry (about 2.7 KB with 8 KB pages):
-the longest key, a pending write's (thread id, namespace, checkpoint id, task
-id), stays under it at these limits. Checked before any SQL (:func:`check_length`).
-A string holding NUL or a lone surrogate is stored escaped and counts escaped.
-"""
-
-
-def check_length(what: str, value: str) -> None:
-    """Refuse ``value`` when its stored form is longer than ``LIMITS[what]`` bytes.
-
-    Args:
-        what: A key of :data:`LIMITS` (``"thread id"``, ``"channel name"``...).
-        value: The (escaped) string as it would be stored.
-
-    Raises:
-        ConfigurationError: It is too long; the message gives its size and the limit.
-    """
-    limit = LIMITS[what]
-    if len(value) * 4 <= limit:  # no UTF-8 string of this length can exceed it
-        return
-    size = len(value.encode("utf-8", "surrogatepass"))
-    if size > limit:
-        raise ConfigurationError(
-            f"{what} of {size} bytes is longer than the limit of {limit} bytes "
-            f"(starts {value[:40]!r}); see LIMITS in the README"
-        )
 
 
 def validate_schema(schema: str) -> str:
@@ -178,7 +139,7 @@ class SaverOptions:
     group_commit: bool = True
     io_timeout: float | None = 300.0
     encryption: KeyRing | None = None
-    max_load_bytes: int = 512 * 1024 * 1024
+    max_load_bytes: int = DEFAULT_MAX_LOAD_BYTES
     reuse: Any = None
 
     def __post_init__(self) -> None:

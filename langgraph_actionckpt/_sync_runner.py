@@ -1,28 +1,23 @@
 # Generated from langgraph_actionckpt/_async_runner.py by .ci/gen_sync.py.
 # Edit the async source, not this file, then run: python .ci/gen_sync.py
-"""How a direct saver runs its store's plans (:class:`AsyncPlanRunner`) and action rows.
+"""How a direct saver runs its store's plans (:class:`AsyncPlanRunner`).
 
 ``_async_runner.py`` is the source; ``.ci/gen_sync.py`` generates ``_sync_runner.py``
 from it. The runner is the saver's driver together with its store's held writes:
 it runs the store's plans, puts held writes back when a plan fails before it
 ran, drops one thread's held writes the database refuses instead of blocking
-the others, and turns the fence's refusal into ``LeaseLostError``. The batches
-write the action rows the writer (or ``record_actions``) hands them.
+the others, and turns the fence's refusal into ``LeaseLostError``. The action rows
+are written by the writer's own ``AsyncActionRows`` (``actions/writer_async.py``).
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Sequence
 from functools import partial
 
 import psycopg
 from langchain_core.runnables import RunnableConfig
 
-from langgraph_actionckpt._contracts import MetricsSink
-from langgraph_actionckpt.actions import batch_rows
-from langgraph_actionckpt.actions.records import JSON_THRESHOLD, ActionRecord, plan_upsert
 from langgraph_actionckpt.checkpoints._sync_api import PutCall
 from langgraph_actionckpt.checkpoints.codec import thread_key
 from langgraph_actionckpt.checkpoints.core import CheckpointStore
@@ -30,7 +25,7 @@ from langgraph_actionckpt.checkpoints.held import write_refused
 from langgraph_actionckpt.checkpoints.pending import WriteCall
 from langgraph_actionckpt.db.driver import Plan, PlanFactory, SyncDriver, T, is_data_error
 
-__all__ = ["SyncActionBatches", "SyncPlanRunner"]
+__all__ = ["SyncPlanRunner"]
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -150,42 +145,3 @@ class SyncPlanRunner:
         if self.held.pending:
             # a statement per few calls: sent together, one round trip
             self.run(self.held.plan_flush_on_tick, pipeline=True)
-
-
-class SyncActionBatches:
-    """The action rows' batch write (the writer's, and ``arecord_actions``'), fenced."""
-
-    # Large batches of the writer are first inserted as new rows (no merge: the
-    # server skips the conflict probe and the merge expressions). When a row
-    # already exists the insert fails with nothing written; the batch is merged
-    # instead, and so are the next MERGE_AFTER_CONFLICT.
-    MERGE_AFTER_CONFLICT = 16
-
-    def __init__(
-        self, runner: SyncPlanRunner, store: CheckpointStore, metrics: MetricsSink
-    ) -> None:
-        self.runner = runner
-        self.store = store
-        self.metrics = metrics
-        self.merge_next = 0
-
-    def write(self, records: Sequence[ActionRecord]) -> None:
-        """Write the rows, in one statement or (many rows) pipelined ones."""
-        t0 = time.perf_counter()
-        # a lost lease: LeaseLostError, nothing written
-        fences = self.store.held.fencing.action_fences(records)
-        q, run = self.store.action_queries, self.runner.run_fenced
-        fresh = len(records) >= JSON_THRESHOLD
-        if fresh and self.merge_next > 0:
-            self.merge_next -= 1
-            fresh = False
-        # several statements: pipelined, the server stores a chunk while the next is encoded
-        pipe = True if len(records) > batch_rows.MAX_ROWS else None
-        try:
-            run(lambda: plan_upsert(q, records, fences, fresh=fresh), pipeline=pipe)
-        except psycopg.errors.UniqueViolation:
-            if not fresh:
-                raise
-            self.merge_next = self.MERGE_AFTER_CONFLICT
-            run(lambda: plan_upsert(q, records, fences), pipeline=pipe)
-        self.metrics.observe_actions_written(records, time.perf_counter() - t0)

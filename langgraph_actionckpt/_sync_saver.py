@@ -51,12 +51,10 @@ from langgraph_actionckpt._saver_base import (
     pool_options,
     recent_first,
 )
-from langgraph_actionckpt._sync_runner import SyncActionBatches, SyncPlanRunner
+from langgraph_actionckpt._sync_runner import SyncPlanRunner
 from langgraph_actionckpt.actions.limits import check_record
-from langgraph_actionckpt.actions.records import (
-    ActionRecord,
-)
-from langgraph_actionckpt.actions.writer import SyncActionWriter
+from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.writer import SyncActionRows, SyncActionWriter
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,
     PutCall,
@@ -184,8 +182,10 @@ class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
         self.conn, self.conninfo = conn, conninfo_of(conn)
         self.driver = self._open_driver(conn, _reconnect)
         self.runner = SyncPlanRunner(self.driver, self.store)
-        self.batches = SyncActionBatches(self.runner, self.store, self.metrics)
-        self.writer = self._open_writer(self.batches.write, self.runner.flush_on_tick)
+        self.action_rows = SyncActionRows(
+            self.driver, self.store.action_queries, self.store.held.fencing, self.metrics
+        )
+        self.writer = self._open_writer(self.action_rows.write, self.runner.flush_on_tick)
 
     @property
     def serde(self) -> SerializerProtocol:  # type: ignore[override]
@@ -389,7 +389,7 @@ class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
         """
         for record in records:
             check_record(record)
-        self.batches.write(records)
+        self.action_rows.write(records)
 
     def fork_at_action(
         self,

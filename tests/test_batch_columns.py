@@ -15,15 +15,14 @@ from psycopg import sql
 
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.actions import batch_columns, batch_rows
-from langgraph_actionckpt.actions.records import (
-    _PG_TYPES,
+from langgraph_actionckpt.actions.record import (
     ACTION_TYPES,
     COLUMNS,
     STATUSES,
     WRITE_COLUMNS,
     ActionRecord,
-    _arrays_op,
 )
+from langgraph_actionckpt.actions.records import _PG_TYPES, _arrays_op
 from langgraph_actionckpt.db import arrays, encoding, lease
 from langgraph_actionckpt.errors import LeaseLostError
 from tests.test_records import TEXT, full_record

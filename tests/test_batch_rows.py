@@ -14,12 +14,8 @@ from langchain_core.messages import AIMessage
 
 from langgraph_actionckpt import ActionSaver, AsyncActionSaver
 from langgraph_actionckpt.actions import batch_rows
-from langgraph_actionckpt.actions.records import (
-    COLUMNS,
-    JSON_THRESHOLD,
-    WRITE_COLUMNS,
-    ActionRecord,
-)
+from langgraph_actionckpt.actions.record import COLUMNS, WRITE_COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.records import JSON_THRESHOLD
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db import encoding
 from tests.test_records import JSON, TEXT, full_record
@@ -210,21 +206,21 @@ def test_the_writer_inserts_new_rows_and_merges_when_one_exists(
     dsn: str, schema: str, saver: ActionSaver
 ) -> None:
     first = _records("w", 40)
-    saver.batches.write(first)  # all new: inserted without the merge
-    assert saver.batches.merge_next == 0
+    saver.action_rows.write(first)  # all new: inserted without the merge
+    assert saver.action_rows.merge_next == 0
     later = _records("w", 80)[40:]
     started = ActionRecord(thread_id="w", action_id="a000", action_type="tool_call")
     started.status, started.attempt = "completed", 1
     started.output = "done"
-    saver.batches.write([*later, started])  # a000 exists: the batch is merged
-    assert saver.batches.merge_next == saver.batches.MERGE_AFTER_CONFLICT
+    saver.action_rows.write([*later, started])  # a000 exists: the batch is merged
+    assert saver.action_rows.merge_next == saver.action_rows.MERGE_AFTER_CONFLICT
     rows = saver.list_actions("w", limit=200)
     assert len(rows) == 80
     assert [r.action_id for r in rows] == [f"a{i:03d}" for i in range(80)]
     assert rows[0].status == "completed" and rows[0].output == "done"
     assert rows[0].name == "plain"  # merged: a column the later row left out is kept
-    saver.batches.write(_records("w2", 40))  # merged while the count lasts
-    assert saver.batches.merge_next == saver.batches.MERGE_AFTER_CONFLICT - 1
+    saver.action_rows.write(_records("w2", 40))  # merged while the count lasts
+    assert saver.action_rows.merge_next == saver.action_rows.MERGE_AFTER_CONFLICT - 1
     assert len(saver.list_actions("w2", limit=100)) == 40
 
 
@@ -232,18 +228,18 @@ def test_a_pipelined_batch_that_meets_an_existing_row_is_merged(
     dsn: str, schema: str, saver: ActionSaver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(batch_rows, "MAX_ROWS", 7)  # 6 statements, pipelined
-    saver.batches.write(_records("p", 20))
+    saver.action_rows.write(_records("p", 20))
     again = _records("p", 40)  # the first 20 exist: the insert fails, the merge writes
-    saver.batches.write(again)
-    assert saver.batches.merge_next == saver.batches.MERGE_AFTER_CONFLICT
+    saver.action_rows.write(again)
+    assert saver.action_rows.merge_next == saver.action_rows.MERGE_AFTER_CONFLICT
     rows = saver.list_actions("p", limit=100)
     assert [r.action_id for r in rows] == [f"a{i:03d}" for i in range(40)]
     bad = _records("pbad", 40)
     bad[-1].input_tokens = 2**40  # over int, in the last statement
     with pytest.raises(psycopg.errors.NumericValueOutOfRange):
-        saver.batches.write(bad)
+        saver.action_rows.write(bad)
     assert _stored(dsn, schema, "pbad") == []
-    saver.batches.write(_records("after", 40))  # the connection is usable again
+    saver.action_rows.write(_records("after", 40))  # the connection is usable again
     assert len(_stored(dsn, schema, "after")) == 40
 
 
@@ -251,8 +247,8 @@ async def test_the_async_writer_pipelines_a_large_batch(
     dsn: str, schema: str, asaver: AsyncActionSaver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(batch_rows, "MAX_ROWS", 7)
-    await asaver.batches.write(_records("a", 20))
-    await asaver.batches.write(_records("a", 40))  # 20 exist: merged
-    assert asaver.batches.merge_next == asaver.batches.MERGE_AFTER_CONFLICT
+    await asaver.action_rows.write(_records("a", 20))
+    await asaver.action_rows.write(_records("a", 40))  # 20 exist: merged
+    assert asaver.action_rows.merge_next == asaver.action_rows.MERGE_AFTER_CONFLICT
     rows = await asaver.alist_actions("a", limit=100)
     assert [r.action_id for r in rows] == [f"a{i:03d}" for i in range(40)]

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt._config import LIMITS
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.ops.archiving import thread_file_name
 from langgraph_actionckpt.ops.cli import app, parse_duration
 

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from langgraph_actionckpt import ActionSaver
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.ops.cli import app
 from langgraph_actionckpt.ops.display import cell, clean, json_text, safe
 

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from langgraph_actionckpt import ActionSaver, AsyncActionSaver
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.errors import DecryptionError

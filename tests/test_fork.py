@@ -32,7 +32,7 @@ from langgraph_actionckpt import (
     AsyncActionSaver,
     ConfigurationError,
 )
-from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.record import COLUMNS, ActionRecord
 from langgraph_actionckpt.checkpoints.fork import edited_output, enclosing_tasks, plan_fork
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT
 from langgraph_actionckpt.db.encoding import to_jsonable

@@ -335,7 +335,7 @@ def test_overridden_result_is_never_reused(pg: tuple[str, str]) -> None:
 def test_remote_resolve_carries_override(pg15_dsn: str, tmp_path: Any) -> None:
     """The gRPC ResolveAction refuses a known outcome unless the override flag is sent."""
     from langgraph_actionckpt import RemoteActionSaver, ServiceError
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
 
     from .service_fixtures import running
 

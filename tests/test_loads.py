@@ -30,7 +30,7 @@ from langgraph_actionckpt import (
     SerializationError,
 )
 from langgraph_actionckpt._config import LIMITS
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.checkpoints.budget import LoadBudget
 from langgraph_actionckpt.checkpoints.codec import Codec
 from langgraph_actionckpt.checkpoints.compress import pack_value

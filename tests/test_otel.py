@@ -32,8 +32,8 @@ from langgraph_actionckpt import (
     AsyncActionCallbackHandler,
     AsyncActionSaver,
 )
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.recorder import ActionRecorder, Callback
-from langgraph_actionckpt.actions.records import ActionRecord
 from langgraph_actionckpt.ops.cli import app
 from langgraph_actionckpt.ops.timeline_html import timeline_data
 

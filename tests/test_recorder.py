@@ -267,8 +267,8 @@ def test_callback_bundles_the_start_keywords() -> None:
 
 
 def test_open_run_record_fills_the_fields_it_names() -> None:
-    """``OpenRun.record`` builds the row positionally (the caller's path): field by field."""
-    from langgraph_actionckpt.actions.records import ActionRecord
+    """``OpenRun.record`` fills the fields a run knows; the rest keep their defaults."""
+    from langgraph_actionckpt.actions.record import ActionRecord
     from langgraph_actionckpt.actions.runs import OpenRun
 
     parent = uuid.uuid4()
@@ -298,10 +298,10 @@ def test_open_run_record_fills_the_fields_it_names() -> None:
 
 
 def test_open_run_own_record_fills_the_fields_it_names() -> None:
-    """``OpenRun.own_record`` builds the whole row positionally: field by field."""
+    """``OpenRun.own_record``: the row of a run only the callbacks see, timed and not replayable."""
     from dataclasses import replace
 
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
     from langgraph_actionckpt.actions.runs import OpenRun
 
     meta = node_meta(node="tools", agent_id="a1")

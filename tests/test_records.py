@@ -8,7 +8,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from langgraph_actionckpt.actions.records import COLUMNS, WRITE_COLUMNS, ActionRecord, write_row
+from langgraph_actionckpt.actions.record import COLUMNS, WRITE_COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.records import write_row
 from langgraph_actionckpt.db import encoding
 
 JSON = {"input", "output", "error", "meta"}

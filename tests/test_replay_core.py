@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from langgraph_actionckpt import InFlightActionError, ThreadBusyError
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db.lease import aacquire, acquire, arelease, holds, release, release_all
 from langgraph_actionckpt.replay import _async_calls, _async_log, _sync_calls, _sync_log, core
 from langgraph_actionckpt.replay.context import TaskScope

@@ -12,7 +12,7 @@ import pytest
 
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt._config import LIMITS
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.ops.archiving import archive, import_archive, thread_file_name
 from langgraph_actionckpt.ops.retention import prune

@@ -239,7 +239,7 @@ def test_calibrate_keeps_wrong_reuse_under_target() -> None:
 def test_each_entry_learns_its_threshold_from_the_models_answers() -> None:
     """max_wrong_rate: an entry whose neighbour got its answer serves closer ones sooner;
     one whose neighbour needed another answer serves only closer ones than that."""
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
     from langgraph_actionckpt.reuse import Ticket
 
     policy = SemanticReuse(None, threshold=0.9, max_wrong_rate=0.0, contrast=False)

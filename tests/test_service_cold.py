@@ -127,7 +127,7 @@ def test_archived_thread_is_read_through(service: Service, s3: dict[str, Any]) -
 
 
 def test_archived_actions_come_back_with_their_thread(service: Service) -> None:
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
 
     token, _, _ = service.tenant()
     with RemoteActionSaver.from_target(service.target, token, setup=True) as saver:

@@ -27,7 +27,7 @@ from langgraph_actionckpt import (
     AsyncActionSaver,
     SerializationError,
 )
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.settle import is_unsettled
 from langgraph_actionckpt.ops.cli import app
 

@@ -75,7 +75,7 @@ def test_prices_fall_back_to_the_base_model_and_unknown_is_not_zero() -> None:
 def test_hostile_text_stays_text() -> None:
     import datetime as dt
 
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
 
     now = dt.datetime.now(dt.UTC)
     rec = ActionRecord(
@@ -163,7 +163,7 @@ def test_cli_timeline_writes_the_page(dsn: str, schema: str, tmp_path: Path) -> 
 def _row(meta: Any, **fields: Any) -> Any:
     import datetime as dt
 
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
 
     now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     base = {"action_type": "node", "name": "act", "node": "act", "status": "completed",

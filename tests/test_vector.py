@@ -14,7 +14,7 @@ from langchain_core.embeddings import Embeddings
 from typer.testing import CliRunner
 
 from langgraph_actionckpt import ActionSaver
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.errors import VectorUnavailableError
 from langgraph_actionckpt.ops.cli import app
 from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex, action_text

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.writer import AsyncActionWriter, SyncActionWriter
 
 

@@ -4,6 +4,7 @@
 below; ``.ci/gen_sync.py`` turns it into ``writer_sync.py``, where unasync's
 rule renames every ``AsyncX`` to ``SyncX``. Each pair here therefore has the
 same methods in both worlds (psycopg keeps its ``_acompat`` module the same way).
+:class:`ActionFencing` is what both writers are handed to ask for fencing tokens.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeAlias
+from typing import Protocol, TypeAlias
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.errors import LeaseLostError
 
 __all__ = [
+    "ActionFencing",
     "AsyncBatchWrite",
     "AsyncEvent",
     "AsyncLock",
@@ -64,3 +67,23 @@ class SyncEvent(threading.Event):
     def pause(self, seconds: float) -> None:
         """Back off after a failed flush (a full batch or close cuts the wait short)."""
         self.wait(seconds)
+
+
+class ActionFencing(Protocol):
+    """The fencing a writer asks before a batch, and after the database refused one.
+
+    The saver hands its lease fencing (``checkpoints/fencing.py``) to the writer; a
+    saver holding no lease answers with no tokens and never finds a refusal.
+    """
+
+    def action_fences(self, records: Sequence[ActionRecord]) -> dict[str, int]:
+        """Fencing tokens by (stored) thread id of the leased threads among ``records``.
+
+        Raises:
+            LeaseLostError: One of their leases was taken over; nothing is written.
+        """
+        ...
+
+    def refusal(self, error: BaseException) -> LeaseLostError | None:
+        """The typed error for a write the fence refused (None for any other error)."""
+        ...

@@ -36,7 +36,7 @@ from langgraph_actionckpt.db.arrays import ArrayLiteral
 from langgraph_actionckpt.db.encoding import TAG, escape_text, to_jsonable
 
 if TYPE_CHECKING:
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
     from langgraph_actionckpt.crypto import KeyRing
 
 __all__ = ["column_params", "source"]

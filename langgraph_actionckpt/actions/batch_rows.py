@@ -47,7 +47,7 @@ from langgraph_actionckpt.db.encoding import escape_text, to_jsonable
 from langgraph_actionckpt.errors import DecryptionError
 
 if TYPE_CHECKING:
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
     from langgraph_actionckpt.crypto import KeyRing
 
 __all__ = ["MAX_ROWS", "json_chunk", "json_row", "open_columns", "raw_jsonb", "seal_columns"]

@@ -18,7 +18,7 @@ from langchain_core.outputs import LLMResult
 
 from langgraph_actionckpt.actions.fields import usage_fields
 from langgraph_actionckpt.actions.join import pending_llm_run, run_origins, run_registry
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.runs import (
     Callback,
     OpenRun,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from langgraph_actionckpt._config import LIMITS
-from langgraph_actionckpt.actions.records import STATUSES
+from langgraph_actionckpt.actions.record import STATUSES
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from langgraph_actionckpt.actions.records import ActionRecord
+    from langgraph_actionckpt.actions.record import ActionRecord
 
 __all__ = ["check_record"]
 

@@ -10,11 +10,8 @@ default and costs the recorder one attribute check per event.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-from langgraph_actionckpt.errors import ConfigurationError
 
 __all__ = [
     "NULL_OBSERVER",
@@ -22,7 +19,6 @@ __all__ = [
     "ActionObserver",
     "ActionStart",
     "NullObserver",
-    "make_observer",
 ]
 
 
@@ -137,29 +133,3 @@ class NullObserver:
 
 NULL_OBSERVER = NullObserver()
 """The shared :class:`NullObserver`."""
-
-
-def make_observer(tracing: bool | None, tracer_provider: Any = None) -> ActionObserver:
-    """The observer a callback handler uses (see its ``tracing`` argument).
-
-    Args:
-        tracing: True: spans (needs the ``[otel]`` extra); False: none; None:
-            spans when ``opentelemetry`` is installed and a TracerProvider is
-            given or configured globally.
-        tracer_provider: An OpenTelemetry ``TracerProvider``; None: the global one.
-
-    Raises:
-        ConfigurationError: ``tracing=True`` without ``opentelemetry-api`` installed.
-    """
-    if tracing is False:
-        return NULL_OBSERVER
-    try:
-        module = importlib.import_module("langgraph_actionckpt.actions.otel")
-    except ImportError as exc:
-        if tracing:
-            raise ConfigurationError(
-                "tracing=True needs OpenTelemetry: pip install 'langgraph-actionckpt[otel]'"
-            ) from exc
-        return NULL_OBSERVER
-    observer: ActionObserver = module.OTelObserver(tracer_provider, when_configured=tracing is None)
-    return observer

@@ -1,6 +1,6 @@
 """OpenTelemetry spans for recorded actions (the ``[otel]`` extra).
 
-Imported only when tracing is on (see :func:`make_observer`), so the package
+Imported only when tracing is on (see :func:`~.tracing.make_observer`), so the package
 needs ``opentelemetry-api`` only then. One span per action, named and
 attributed after the GenAI semantic conventions:
 

@@ -10,7 +10,8 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord, row_from_db
+from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.records import ActionQueries, row_from_db
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import Op, Plan
 

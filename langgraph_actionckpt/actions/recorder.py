@@ -21,7 +21,7 @@ from langgraph.errors import GraphInterrupt, ParentCommand
 from langgraph_actionckpt.actions.calls import USAGE_UNKNOWN, CallRecorder
 from langgraph_actionckpt.actions.fields import error_payload
 from langgraph_actionckpt.actions.observer import ActionObserver
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.runs import Callback, OpenRun, opt_str, run_key
 from langgraph_actionckpt.actions.tracked import now
 

@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 
-from langgraph_actionckpt.actions.records import TERMINAL, ActionRecord
+from langgraph_actionckpt.actions.record import TERMINAL, ActionRecord
 
 __all__ = ["RowQueue", "merge_records"]
 

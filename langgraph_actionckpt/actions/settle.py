@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.tracked import now
 
 __all__ = ["OPEN", "UNSETTLED_SQL", "is_unsettled", "superseding"]

@@ -24,7 +24,7 @@ from langgraph_actionckpt.actions.observer import (
     ActionStart,
     NullObserver,
 )
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.runs import OpenRun, opt_str, response_message, run_key
 
 __all__ = ["TrackedRuns", "fail", "now"]

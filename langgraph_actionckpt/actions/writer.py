@@ -10,7 +10,9 @@ how the other world calls in:
   saver's loop; ``enqueue`` may be called from any thread, ``write_now``/
   ``flush`` from threads other than the loop's.
 
-Both have the same methods: ``enqueue``, ``start``, ``write_now``/``awrite_now``,
+On a direct connection each is handed the batch write of :class:`SyncActionRows` /
+:class:`AsyncActionRows` (its own plan on the saver's driver); a remote saver hands
+its own. Both have the same methods: ``enqueue``, ``start``, ``write_now``/``awrite_now``,
 ``flush``/``aflush``, ``depth``, and ``close`` (sync) or ``aclose`` (async).
 """
 
@@ -27,12 +29,18 @@ from langgraph_actionckpt.actions._acompat import (
     AsyncTick,
 )
 from langgraph_actionckpt.actions.limits import check_record
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.row_queue import merge_records
-from langgraph_actionckpt.actions.writer_async import AsyncWriterCore
-from langgraph_actionckpt.actions.writer_sync import SyncWriterCore
+from langgraph_actionckpt.actions.writer_async import AsyncActionRows, AsyncWriterCore
+from langgraph_actionckpt.actions.writer_sync import SyncActionRows, SyncWriterCore
 
-__all__ = ["AsyncActionWriter", "SyncActionWriter", "merge_records"]
+__all__ = [
+    "AsyncActionRows",
+    "AsyncActionWriter",
+    "SyncActionRows",
+    "SyncActionWriter",
+    "merge_records",
+]
 
 
 class SyncActionWriter(SyncWriterCore):

@@ -7,7 +7,9 @@ Rows are flushed when the queue reaches ``batch_size`` rows, every
 before the action runs (the start of a non-idempotent action) or before the
 task goes on (a completion that replay will serve) go through ``write_now``,
 which drains the queue first so the table keeps the order in which things
-happened.
+happened. On a direct connection a batch is written by :class:`AsyncActionRows`:
+the writer's own plan (``records.plan_upsert``) on the saver's driver, with the
+fencing tokens asked of the :class:`~._acompat.ActionFencing` it is handed.
 
 ``writer_sync.py`` is generated from this file by ``.ci/gen_sync.py``; the
 public classes in ``writer.py`` add how each world runs its flusher (a task on
@@ -17,21 +19,29 @@ the saver's loop, a daemon thread) and the calls across worlds.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 
+import psycopg
+
+from langgraph_actionckpt._contracts import MetricsSink
+from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions._acompat import (
+    ActionFencing,
     SyncBatchWrite,
     SyncEvent,
     SyncLock,
     SyncTick,
 )
 from langgraph_actionckpt.actions.limits import check_record
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.records import JSON_THRESHOLD, ActionQueries, plan_upsert
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
-from langgraph_actionckpt.db.driver import is_data_error
+from langgraph_actionckpt.db._sync_driver import SyncDriver
+from langgraph_actionckpt.db.driver import PlanFactory, is_data_error
 from langgraph_actionckpt.errors import LeaseLostError, SerializationError
 
-__all__ = ["SyncWriterCore"]
+__all__ = ["SyncActionRows", "SyncWriterCore"]
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -162,3 +172,68 @@ class SyncWriterCore(RowQueue):
 
     def _stop_flusher(self) -> None:
         """After close: the flusher ends on its next wake; a world may wait for it."""
+
+
+class SyncActionRows:
+    """The batch write of a saver on a direct connection: one upsert plan on its driver.
+
+    Args:
+        driver: The saver's driver.
+        queries: The statements of the saver's schema.
+        fencing: Asked for the tokens of a batch's leased threads, and what a
+            refused write means.
+        metrics: Told how many rows were written and how long it took.
+    """
+
+    # Large batches are first inserted as new rows (no merge: the server skips
+    # the conflict probe and the merge expressions). When a row already exists
+    # the insert fails with nothing written; the batch is merged instead, and
+    # so are the next MERGE_AFTER_CONFLICT.
+    MERGE_AFTER_CONFLICT = 16
+
+    def __init__(
+        self,
+        driver: SyncDriver,
+        queries: ActionQueries,
+        fencing: ActionFencing,
+        metrics: MetricsSink,
+    ) -> None:
+        self.driver = driver
+        self.queries = queries
+        self.fencing = fencing
+        self.metrics = metrics
+        self.merge_next = 0
+
+    def write(self, records: Sequence[ActionRecord]) -> None:
+        """Write ``records`` (checked already) in one statement, fenced.
+
+        Raises:
+            LeaseLostError: A thread's lease was taken over; nothing is written.
+        """
+        t0 = time.perf_counter()
+        fences = self.fencing.action_fences(records)
+        q = self.queries
+        fresh = len(records) >= JSON_THRESHOLD
+        if fresh and self.merge_next > 0:
+            self.merge_next -= 1
+            fresh = False
+        # several statements: pipelined, the server stores a chunk while the next is encoded
+        pipe = True if len(records) > batch_rows.MAX_ROWS else None
+        try:
+            self._run(lambda: plan_upsert(q, records, fences, fresh=fresh), pipe)
+        except psycopg.errors.UniqueViolation:
+            if not fresh:
+                raise
+            self.merge_next = self.MERGE_AFTER_CONFLICT
+            self._run(lambda: plan_upsert(q, records, fences), pipe)
+        self.metrics.observe_actions_written(records, time.perf_counter() - t0)
+
+    def _run(self, factory: PlanFactory[None], pipeline: bool | None) -> None:
+        """Run the plan; the fence's refusal comes back as ``LeaseLostError``."""
+        try:
+            self.driver.run(factory, pipeline=pipeline)
+        except psycopg.Error as error:
+            lost = self.fencing.refusal(error)
+            if lost is None:
+                raise
+            raise lost from None

@@ -29,7 +29,7 @@ from langgraph.checkpoint.base import (
 )
 
 from langgraph_actionckpt.actions.reads import records_to_jsonl
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
 from langgraph_actionckpt.checkpoints.plans_write import next_version

@@ -16,14 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from langgraph_actionckpt._config import DEFAULTS
+from langgraph_actionckpt._limits import DEFAULT_MAX_LOAD_BYTES
 from langgraph_actionckpt.checkpoints.place import Place
 from langgraph_actionckpt.errors import DecryptionError, SerializationError
 
 __all__ = ["DEFAULT_MAX_LOAD_BYTES", "LoadBudget", "load_errors", "refused"]
-
-DEFAULT_MAX_LOAD_BYTES = DEFAULTS.max_load_bytes
-"""The default budget (``SaverOptions.max_load_bytes``)."""
 
 
 def refused(place: Place | None, reason: str) -> SerializationError:

@@ -28,7 +28,8 @@ from langgraph.checkpoint.serde.base import SerializerProtocol, maybe_add_typed_
 
 from langgraph_actionckpt._config import SaverOptions
 from langgraph_actionckpt.actions.reads import plan_get, plan_list
-from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.records import ActionQueries
 from langgraph_actionckpt.checkpoints import maintenance as m
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy, ListCache
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.checkpoints.pending import PendingWrites
 from langgraph_actionckpt.db.encoding import escape_text, unescape_text
 from langgraph_actionckpt.db.fence import LeaseKeeper, refused

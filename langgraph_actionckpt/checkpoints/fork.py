@@ -37,7 +37,8 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from psycopg import sql
 
 from langgraph_actionckpt.actions.reads import plan_get
-from langgraph_actionckpt.actions.records import WRITE_COLUMNS, ActionQueries, ActionRecord
+from langgraph_actionckpt.actions.record import WRITE_COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.records import ActionQueries
 from langgraph_actionckpt.checkpoints.codec import Codec, json_text
 from langgraph_actionckpt.checkpoints.reseal import plan_reseal_copied
 from langgraph_actionckpt.checkpoints.sql import Queries

@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from langgraph_actionckpt._config import check_length
+from langgraph_actionckpt._limits import check_length
 from langgraph_actionckpt.errors import ConfigurationError
 
 MARK = "\ue000"

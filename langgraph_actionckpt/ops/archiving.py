@@ -28,7 +28,7 @@ import psycopg
 from psycopg import sql
 
 from langgraph_actionckpt.actions.reads import records_to_jsonl
-from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.record import COLUMNS, ActionRecord
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.db.sqlid import regclass

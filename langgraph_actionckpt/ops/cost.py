@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
 
 __all__ = ["DEFAULT_PRICES", "ModelPrice", "PriceTable", "Spend", "spend"]

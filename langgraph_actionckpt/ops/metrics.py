@@ -54,7 +54,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.settle import UNSETTLED_SQL
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.db.driver import Op, Plan

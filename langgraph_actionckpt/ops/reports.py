@@ -21,7 +21,8 @@ from typing import Any
 from psycopg import sql
 
 from langgraph_actionckpt.actions.reads import plan_list
-from langgraph_actionckpt.actions.records import ActionQueries, ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.records import ActionQueries
 from langgraph_actionckpt.actions.settle import UNSETTLED_SQL, is_unsettled
 from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.crypto import KeyRing

@@ -37,7 +37,8 @@ from typing import Any
 
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import COLUMNS, ActionRecord, row_from_db
+from langgraph_actionckpt.actions.record import COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.records import row_from_db
 from langgraph_actionckpt.actions.settle import UNSETTLED_SQL
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import q as _q

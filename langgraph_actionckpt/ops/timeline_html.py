@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.ops.cost import PriceTable, spend
 from langgraph_actionckpt.ops.display import clean, json_text

@@ -34,7 +34,8 @@ from langchain_core.embeddings import Embeddings
 from psycopg import sql
 
 from langgraph_actionckpt.actions.batch_rows import open_columns
-from langgraph_actionckpt.actions.records import COLUMNS, ActionQueries, ActionRecord, row_from_db
+from langgraph_actionckpt.actions.record import COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.records import ActionQueries, row_from_db
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan

@@ -28,7 +28,7 @@ from langchain_core.tools import BaseTool
 
 from langgraph_actionckpt.actions.fields import usage_fields
 from langgraph_actionckpt.actions.join import pending_llm_run, register_run
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.replay import _async_log as log
 from langgraph_actionckpt.replay import exact
 from langgraph_actionckpt.replay.context import current_action_var, replaying, task_scope

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db import lease
 from langgraph_actionckpt.replay import exact
 from langgraph_actionckpt.replay.context import TaskScope, stable_hash

@@ -7,16 +7,28 @@ called after each read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db import lease
 from langgraph_actionckpt.replay.progress import RunProgress, progress_of
 
-if TYPE_CHECKING:
-    from langgraph_actionckpt.replay.run import ActionRun
+
+class RunState(Protocol):
+    """What the I/O needs of an ``ActionRun`` (a protocol: this module never imports it)."""
+
+    saver: Any
+    run_id: str
+    task_id: str
+
+    def _claim(self) -> None: ...
+    def _unclaim(self) -> None: ...
+    def _start(self, records: Sequence[ActionRecord]) -> None: ...
+    def _stop(self) -> None: ...
 
 
-async def enter(run: ActionRun) -> None:
+async def enter(run: RunState) -> None:
     """Take the run's lease, then read the agent's logged rows (another worker may write them)."""
     run._claim()
     try:
@@ -29,7 +41,7 @@ async def enter(run: ActionRun) -> None:
     run._start(records)
 
 
-async def leave(run: ActionRun) -> None:
+async def leave(run: RunState) -> None:
     """Write the queued rows while the lease is held, then let the lease go."""
     run._stop()
     try:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from langgraph_actionckpt.actions.fields import error_payload
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.errors import InFlightActionError, LeaseLostError, NotReplayableError
 from langgraph_actionckpt.replay.context import TaskScope
 

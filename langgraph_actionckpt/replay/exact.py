@@ -33,7 +33,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db.encoding import from_jsonable, to_jsonable
 from langgraph_actionckpt.replay.core import NOT_REPLAYABLE
 

@@ -30,7 +30,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration
 
 from langgraph_actionckpt.actions.join import pending_llm_run, register_run
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.replay.context import TaskScope, stable_hash, task_scope
 from langgraph_actionckpt.replay.core import Live
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar, overload
 
 from langgraph_actionckpt._contracts import ActionSaverLike, as_action_saver
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db import lease
 from langgraph_actionckpt.db.encoding import stored_id
 from langgraph_actionckpt.errors import ConfigurationError

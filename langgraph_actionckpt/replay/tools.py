@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, ToolException
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 
 # LangChain's own methods, kept before the hooks replace them (uninstall restores them).
 orig_run = BaseTool.run

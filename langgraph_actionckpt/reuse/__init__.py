@@ -19,7 +19,8 @@ action, similarity, mode) and what it saved (``meta.reuse_saved``).
 
 from langgraph_actionckpt.reuse.calibrate import DEFAULT_THRESHOLD, calibrate
 from langgraph_actionckpt.reuse.contrast import contrast, contrast_verifier
-from langgraph_actionckpt.reuse.policy import KINDS, ExactReuse, SemanticReuse, Ticket, Verifier
+from langgraph_actionckpt.reuse.policy import KINDS, ExactReuse, SemanticReuse, Verifier
+from langgraph_actionckpt.reuse.ticket import Ticket
 
 __all__ = [
     "DEFAULT_THRESHOLD",

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db.migrations import plan_reuse_vector, plan_reuse_vector_state
 from langgraph_actionckpt.errors import VectorUnavailableError
 from langgraph_actionckpt.replay.context import TaskScope
 from langgraph_actionckpt.reuse._run import run_plan
 from langgraph_actionckpt.reuse.plans import plan_exact, plan_nearest, plan_store
-
-if TYPE_CHECKING:
-    from langgraph_actionckpt.reuse.policy import SemanticReuse, Ticket
+from langgraph_actionckpt.reuse.ticket import Matcher, Ticket
 
 
 def vector_text(values: list[float]) -> str:
@@ -36,7 +34,7 @@ def _observe(saver: Any, kind: str, outcome: str, tokens: int) -> None:
 
 
 def lookup(
-    policy: SemanticReuse, scope: TaskScope, live: ActionRecord, ticket: Ticket
+    policy: Matcher, scope: TaskScope, live: ActionRecord, ticket: Ticket
 ) -> ActionRecord | None:
     """Another thread's result for ``ticket`` as a new row of ``live``'s action, or None."""
     saver = scope.saver
@@ -77,7 +75,7 @@ def lookup(
     return hit
 
 
-def store(policy: SemanticReuse, scope: TaskScope, record: ActionRecord, ticket: Ticket) -> None:
+def store(policy: Matcher, scope: TaskScope, record: ActionRecord, ticket: Ticket) -> None:
     """Make a completed result reusable: its entry (and embedding) in ``reuse_entries``."""
     saver = scope.saver
     qvec = None
@@ -99,7 +97,7 @@ def store(policy: SemanticReuse, scope: TaskScope, record: ActionRecord, ticket:
     run_plan(saver, partial(plan_store, saver.schema, entry, qvec))
 
 
-def ensure(policy: SemanticReuse, saver: Any) -> bool:
+def ensure(policy: Matcher, saver: Any) -> bool:
     """Add ``reuse_entries.embedding`` and its HNSW index once per saver (semantic policies).
 
     Returns:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from psycopg import sql
 
-from langgraph_actionckpt.actions.records import COLUMNS, ActionQueries, ActionRecord, row_from_db
+from langgraph_actionckpt.actions.record import COLUMNS, ActionRecord
+from langgraph_actionckpt.actions.records import ActionQueries, row_from_db
 from langgraph_actionckpt.db import encoding as _encoding
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import q

@@ -14,12 +14,11 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.replay.context import TaskScope
 from langgraph_actionckpt.replay.core import now
@@ -29,6 +28,7 @@ from langgraph_actionckpt.reuse.calibrate import DEFAULT_THRESHOLD, calibrate
 from langgraph_actionckpt.reuse.contrast import contrast
 from langgraph_actionckpt.reuse.entries import EntryThresholds
 from langgraph_actionckpt.reuse.keys import CONTEXT_MODES, function_key, llm_key, tool_key
+from langgraph_actionckpt.reuse.ticket import Ticket
 
 __all__ = ["KINDS", "ExactReuse", "SemanticReuse", "Ticket", "Verifier"]
 
@@ -36,31 +36,6 @@ KINDS = ("llm_completion", "tool_call", "function")
 _LEARN_BELOW = 0.1  # how far below the calibrated threshold an entry may learn to serve
 Verifier = Callable[[str, str, ActionRecord], bool]
 """``verifier(request_text, cached_request_text, cached_record) -> serve?``"""
-
-
-@dataclass(slots=True)
-class Ticket:
-    """One reusable request, as the policy matches it.
-
-    Attributes:
-        kind: ``llm_completion``, ``tool_call`` or ``function``.
-        name: The action name (model, tool or function).
-        key_hash: What must match exactly (model, parameters, tools; prior context).
-        request_hash: The whole request's hash (exact reuse).
-        text: The whole request as text (embedded; shown to the verifier).
-        embedding: Its vector, once a semantic lookup computed it.
-        near: Candidates not served only for their similarity (``max_wrong_rate``):
-            ``((thread_id, action_id), similarity, output)``, labelled once the
-            model has answered.
-    """
-
-    kind: str
-    name: str
-    key_hash: str
-    request_hash: str
-    text: str
-    embedding: list[float] | None = None
-    near: list[tuple[tuple[str, str], float, Any]] = field(default_factory=list)
 
 
 class SemanticReuse:

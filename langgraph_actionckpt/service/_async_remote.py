@@ -29,7 +29,7 @@ from langgraph.checkpoint.base import (
 )
 
 from langgraph_actionckpt._saver_base import install_hooks
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints._async_api import (
     AsyncSaverAPI,

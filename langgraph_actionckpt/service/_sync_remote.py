@@ -31,7 +31,7 @@ from langgraph.checkpoint.base import (
 )
 
 from langgraph_actionckpt._saver_base import install_hooks
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,

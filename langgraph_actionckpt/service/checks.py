@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from langgraph_actionckpt._config import check_length
-from langgraph_actionckpt.actions.records import COLUMNS, STATUSES
+from langgraph_actionckpt.actions.record import COLUMNS, STATUSES
 from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.errors import ConfigurationError
 

@@ -20,7 +20,7 @@ import grpc
 from langgraph.checkpoint.serde.types import ERROR
 
 from langgraph_actionckpt import __version__
-from langgraph_actionckpt.actions.records import ActionRecord
+from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.aio import AsyncActionSaver
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb

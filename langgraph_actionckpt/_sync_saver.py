@@ -177,14 +177,12 @@ class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
         self.lease_ttl, self.durable_timeout = opts.lease_ttl, opts.durable_timeout
         self.durable = self.store.durable
         self.metrics: MetricsSink = opts.metrics if opts.metrics is not None else NullMetrics()
-        self.allowlist = Allowlist()
-        self.inflight = InflightWrites()
+        self.allowlist, self.inflight = Allowlist(), InflightWrites()
         self.conn, self.conninfo = conn, conninfo_of(conn)
         self.driver = self._open_driver(conn, _reconnect)
         self.runner = SyncPlanRunner(self.driver, self.store)
-        self.action_rows = SyncActionRows(
-            self.driver, self.store.action_queries, self.store.held.fencing, self.metrics
-        )
+        fencing, queries = self.store.held.fencing, self.store.action_queries
+        self.action_rows = SyncActionRows(self.driver, queries, fencing, self.metrics)
         self.writer = self._open_writer(self.action_rows.write, self.runner.flush_on_tick)
 
     @property

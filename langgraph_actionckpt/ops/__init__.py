@@ -24,28 +24,27 @@ if TYPE_CHECKING:
     from langgraph_actionckpt.ops.reports import (
         InflightAction,
         RunSummary,
-        TableStats,
         Timeline,
         failed_runs,
         inflight_actions,
         list_runs,
         migration_sql,
-        stats,
         thread_timeline,
     )
     from langgraph_actionckpt.ops.retention import PruneResult, prune
+    from langgraph_actionckpt.ops.table_stats import TableStats, stats
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
 
 _LAZY = {
     "InflightAction": ".reports",
     "RunSummary": ".reports",
-    "TableStats": ".reports",
+    "TableStats": ".table_stats",
     "Timeline": ".reports",
     "failed_runs": ".reports",
     "inflight_actions": ".reports",
     "list_runs": ".reports",
     "migration_sql": ".reports",
-    "stats": ".reports",
+    "stats": ".table_stats",
     "thread_timeline": ".reports",
     "ArchiveResult": ".archiving",
     "PruneResult": ".retention",

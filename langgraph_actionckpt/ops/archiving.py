@@ -33,7 +33,7 @@ from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.encoding import escape_text
 from langgraph_actionckpt.db.sqlid import regclass
 from langgraph_actionckpt.errors import ConfigurationError
-from langgraph_actionckpt.ops.reports import _Jsonable
+from langgraph_actionckpt.ops.jsonable import Jsonable
 from langgraph_actionckpt.ops.retention import (
     ProgressCallback,
     PruneResult,
@@ -68,7 +68,7 @@ class ArchiveResult(PruneResult):
 
 
 @dataclasses.dataclass(slots=True)
-class ImportResult(_Jsonable):
+class ImportResult(Jsonable):
     """What :func:`import_archive` did.
 
     Attributes:

@@ -182,15 +182,15 @@ def inflight(s: Settings, older_than: OlderThanOpt = None, limit: ActionLimitOpt
 @command()
 def stats(s: Settings) -> None:
     """Row counts and sizes per table, actions per type and status, oldest/newest."""
-    from langgraph_actionckpt.ops import reports
+    from langgraph_actionckpt.ops import table_stats
 
-    def query(conn: Any, schema: str) -> tuple[reports.TableStats, list[Any], list[Any]]:
+    def query(conn: Any, schema: str) -> tuple[table_stats.TableStats, list[Any], list[Any]]:
         from langgraph_actionckpt.db.driver import SyncDriver
         from langgraph_actionckpt.reuse.plans import plan_reuse_refusals, plan_reuse_stats
 
         reuse = SyncDriver(conn).run(lambda: plan_reuse_stats(schema))
         refused = SyncDriver(conn).run(lambda: plan_reuse_refusals(schema))
-        return reports.stats(conn, schema), reuse, refused
+        return table_stats.stats(conn, schema), reuse, refused
 
     st, reuse, refused = read(s, query)
 

@@ -1,4 +1,4 @@
-"""Read-only queries behind the ``actionckpt`` CLI: runs, timelines, failures, stats.
+"""Read-only queries behind the ``actionckpt`` CLI: runs, timelines, failures, in-flight actions.
 
 Each function takes a sync psycopg ``Connection`` (autocommit), a
 ``ConnectionPool`` or an :class:`~langgraph_actionckpt.ActionSaver`, and a
@@ -28,10 +28,9 @@ from langgraph_actionckpt.checkpoints.core import DEFAULT_SCHEMA, validate_schem
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.migrations import migration_sql as _migration_sql
-from langgraph_actionckpt.db.migrations import plan_schema_version, plan_vector_state
 from langgraph_actionckpt.db.sqlid import q as _q
-from langgraph_actionckpt.db.sqlid import regclass
 from langgraph_actionckpt.errors import ConfigurationError
+from langgraph_actionckpt.ops.jsonable import Jsonable
 from langgraph_actionckpt.ops.target import Target as Target
 from langgraph_actionckpt.ops.target import driver_for as driver_for
 from langgraph_actionckpt.ops.target import require_schema as require_schema
@@ -40,38 +39,13 @@ from langgraph_actionckpt.ops.target import schema_version as schema_version
 
 RUN_STATUSES = ("running", "failed", "completed")
 _UNSETTLED = sql.SQL(UNSETTLED_SQL)  # one rule for every report (actions.settle)
-TABLES = ("checkpoints", "blobs", "writes", "actions", "migrations")
-
-
-def _iso(value: Any) -> Any:
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
-    return value
-
-
-def _jsonable(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    return _iso(obj)
-
-
-class _Jsonable:
-    def to_dict(self) -> dict[str, Any]:
-        """A dict ready for ``json.dumps`` (datetimes as ISO 8601 strings)."""
-        out = _jsonable(self)
-        assert isinstance(out, dict)
-        return out
 
 
 # ----------------------------------------------------------------------- runs
 
 
 @dataclasses.dataclass(slots=True)
-class RunSummary(_Jsonable):
+class RunSummary(Jsonable):
     """One thread as listed by ``actionckpt runs``.
 
     Attributes:
@@ -249,7 +223,7 @@ def failed_runs(
 
 
 @dataclasses.dataclass(slots=True)
-class TimelineRow(_Jsonable):
+class TimelineRow(Jsonable):
     """One action of a thread's timeline.
 
     Attributes:
@@ -311,7 +285,7 @@ _SHARED_WITH_RECORD = tuple(
 
 
 @dataclasses.dataclass(slots=True)
-class Timeline(_Jsonable):
+class Timeline(Jsonable):
     """The action timeline of one thread (``actionckpt show``).
 
     Attributes:
@@ -372,7 +346,7 @@ def thread_timeline(
 
 
 @dataclasses.dataclass(slots=True)
-class InflightAction(_Jsonable):
+class InflightAction(Jsonable):
     """An action that started and has no completion (``actionckpt inflight``).
 
     Attributes:
@@ -445,118 +419,6 @@ def inflight_actions(
     sch = schema_for(target, schema)
     older = dt.datetime.now(dt.UTC) - older_than if older_than is not None else None
     return driver_for(target).run(lambda: _plan_inflight(sch, older, limit))
-
-
-# ---------------------------------------------------------------------- stats
-
-
-@dataclasses.dataclass(slots=True)
-class TableStats(_Jsonable):
-    """Sizes and counts of a schema (``actionckpt stats``).
-
-    Attributes:
-        schema: The schema.
-        tables: Per table: ``rows`` (exact count), ``total_bytes`` (with indexes
-            and TOAST), ``table_bytes``, ``index_bytes``; missing tables are absent.
-        actions_by_type_status: ``{action_type: {status: count}}``.
-        oldest_action: Earliest ``started_at``.
-        newest_action: Latest ``started_at``.
-        threads: Distinct threads with actions.
-        schema_version: Applied migration version (``None``: not set up).
-        has_embedding: Whether the similarity-search column exists.
-    """
-
-    schema: str
-    tables: dict[str, dict[str, int]]
-    actions_by_type_status: dict[str, dict[str, int]]
-    oldest_action: dt.datetime | None
-    newest_action: dt.datetime | None
-    threads: int
-    schema_version: int | None
-    has_embedding: bool
-
-
-def _plan_table_sizes(schema: str) -> Plan[dict[str, dict[str, int]]]:
-    """Exact row count and sizes of each of the schema's tables that exists."""
-    tables: dict[str, dict[str, int]] = {}
-    for table in TABLES:
-        name = regclass(schema, table)
-        row = yield Op("SELECT to_regclass(%s) IS NOT NULL", (name,), "one")
-        if not row or not row[0]:
-            continue
-        row = yield Op(
-            sql.SQL(
-                "SELECT (SELECT count(*) FROM {t}), pg_total_relation_size(%s::regclass), "
-                "pg_relation_size(%s::regclass), pg_indexes_size(%s::regclass)"
-            ).format(t=sql.Identifier(schema, table)),
-            (name, name, name),
-            "one",
-        )
-        assert row is not None
-        tables[table] = dict(zip(_SIZES, map(int, row), strict=True))
-    return tables
-
-
-_SIZES = ("rows", "total_bytes", "table_bytes", "index_bytes")
-
-
-def _plan_action_summary(schema: str) -> Plan[dict[str, Any]]:
-    """The :class:`TableStats` fields about the actions table (it exists)."""
-    rows = yield Op(
-        _q(
-            schema,
-            "SELECT action_type, status, count(*) FROM {s}.actions GROUP BY 1, 2 ORDER BY 1, 2",
-        ),
-        None,
-        "all",
-    )
-    by: dict[str, dict[str, int]] = {}
-    for t, s, n in rows:
-        by.setdefault(t, {})[s] = int(n)
-    span = yield Op(
-        _q(
-            schema,
-            "SELECT min(started_at), max(started_at), count(DISTINCT thread_id) FROM {s}.actions",
-        ),
-        None,
-        "one",
-    )
-    assert span is not None
-    vector = yield from plan_vector_state(schema)
-    return {
-        "actions_by_type_status": by,
-        "oldest_action": span[0],
-        "newest_action": span[1],
-        "threads": int(span[2]),
-        "has_embedding": vector.column_dims is not None,
-    }
-
-
-_NO_ACTIONS: dict[str, Any] = {
-    "actions_by_type_status": {},
-    "oldest_action": None,
-    "newest_action": None,
-    "threads": 0,
-    "has_embedding": False,
-}
-
-
-def _plan_stats(schema: str) -> Plan[TableStats]:
-    tables = yield from _plan_table_sizes(schema)
-    summary: dict[str, Any] = _NO_ACTIONS
-    if "actions" in tables:
-        summary = yield from _plan_action_summary(schema)
-    version = yield from plan_schema_version(schema)
-    return TableStats(schema=schema, tables=tables, schema_version=version, **summary)
-
-
-def stats(target: Target, schema: str | None = None) -> TableStats:
-    """Row counts and on-disk sizes per table, actions per type and status.
-
-    Row counts are exact (``count(*)``), which reads each table once.
-    """
-    sch = schema_for(target, schema)
-    return driver_for(target).run(lambda: _plan_stats(sch))
 
 
 # ----------------------------------------------------------------- migrations

@@ -43,7 +43,7 @@ from langgraph_actionckpt.actions.settle import UNSETTLED_SQL
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import q as _q
 from langgraph_actionckpt.errors import ConfigurationError
-from langgraph_actionckpt.ops.reports import _Jsonable
+from langgraph_actionckpt.ops.jsonable import Jsonable
 from langgraph_actionckpt.ops.target import Target, driver_for, schema_for
 
 ProgressCallback = Callable[[int, int], None]
@@ -63,7 +63,7 @@ _MAX_THREADS_PER_BATCH = 1000
 
 
 @dataclasses.dataclass(slots=True)
-class PruneResult(_Jsonable):
+class PruneResult(Jsonable):
     """What :func:`prune` did.
 
     Attributes:

@@ -3,13 +3,18 @@
 A saver's method resolution order holds at most three of the package's own
 classes: the saver, its body (the one shared base) and the public API
 declaration. Everything else (the checkpoint store, the driver, the writer,
-the lease keeper) is an object the saver has.
+the lease keeper) is an object the saver has. And no class or module grows past
+what a reader takes in: 300 and 600 lines.
 """
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
+import langgraph_actionckpt
 from langgraph_actionckpt import ActionSaver, AsyncActionSaver
 from langgraph_actionckpt.service.remote import AsyncRemoteActionSaver, RemoteActionSaver
 
@@ -20,3 +25,20 @@ from langgraph_actionckpt.service.remote import AsyncRemoteActionSaver, RemoteAc
 def test_a_saver_inherits_at_most_three_classes_of_the_package(cls: type) -> None:
     own = [c.__qualname__ for c in cls.__mro__ if c.__module__.startswith("langgraph_actionckpt")]
     assert len(own) <= 3, own
+
+
+def test_no_class_over_300_lines_and_no_module_over_600() -> None:
+    """Split by job: a class over 300 lines or a module over 600 (generated code aside)."""
+    root = Path(langgraph_actionckpt.__file__).parent
+    too_big = []
+    for path in sorted(root.rglob("*.py")):
+        if "_pb" in path.parts:  # protoc's output
+            continue
+        source = path.read_text(encoding="utf-8")
+        if (lines := len(source.splitlines())) > 600:
+            too_big.append(f"{path.relative_to(root)}: {lines} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                if (size := node.end_lineno - node.lineno + 1) > 300:
+                    too_big.append(f"{path.relative_to(root)}:{node.name}: {size} lines")
+    assert not too_big, too_big

@@ -38,7 +38,8 @@ def test_no_class_over_300_lines_and_no_module_over_600() -> None:
         if (lines := len(source.splitlines())) > 600:
             too_big.append(f"{path.relative_to(root)}: {lines} lines")
         for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
-                if (size := node.end_lineno - node.lineno + 1) > 300:
-                    too_big.append(f"{path.relative_to(root)}:{node.name}: {size} lines")
+            if not isinstance(node, ast.ClassDef) or node.end_lineno is None:
+                continue
+            if (size := node.end_lineno - node.lineno + 1) > 300:
+                too_big.append(f"{path.relative_to(root)}:{node.name}: {size} lines")
     assert not too_big, too_big

@@ -34,9 +34,9 @@ PAIRS: list[tuple[str, str]] = [
     ("replay/_async_log.py", "replay/_sync_log.py"),
     ("replay/_async_calls.py", "replay/_sync_calls.py"),
     ("replay/_async_run.py", "replay/_sync_run.py"),
-    ("actions/writer_async.py", "actions/writer_sync.py"),
+    ("actions/_async_writer.py", "actions/_sync_writer.py"),
     ("checkpoints/_async_api.py", "checkpoints/_sync_api.py"),
-    ("actions/handler_async.py", "actions/handler_sync.py"),
+    ("actions/_async_handler.py", "actions/_sync_handler.py"),
     ("reuse/_async_io.py", "reuse/_sync_io.py"),
     ("service/_async_remote.py", "service/_sync_remote.py"),
 ]

@@ -5,7 +5,7 @@ from it. The runner is the saver's driver together with its store's held writes:
 it runs the store's plans, puts held writes back when a plan fails before it
 ran, drops one thread's held writes the database refuses instead of blocking
 the others, and turns the fence's refusal into ``LeaseLostError``. The action rows
-are written by the writer's own ``AsyncActionRows`` (``actions/writer_async.py``).
+are written by the writer's own ``AsyncActionRows`` (``actions/_async_writer.py``).
 """
 
 from __future__ import annotations

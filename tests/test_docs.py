@@ -87,7 +87,7 @@ def test_configuration_page_names_every_environment_variable() -> None:
 
 def test_configuration_page_names_every_option() -> None:
     from langgraph_actionckpt import ActionSaver, SaverOptions
-    from langgraph_actionckpt.actions.handler_sync import ActionCallbackHandler
+    from langgraph_actionckpt.actions._sync_handler import ActionCallbackHandler
 
     page = (DOCS / "configuration.md").read_text()
     options = {f.name for f in dataclasses.fields(SaverOptions)}

@@ -1,7 +1,7 @@
 """The batched writers with a fake batch write (no database).
 
-The flushing logic is one source (``writer_async.py``) and a generated twin
-(``writer_sync.py``); these tests run the same scenarios on both public
+The flushing logic is one source (``_async_writer.py``) and a generated twin
+(``_sync_writer.py``); these tests run the same scenarios on both public
 writers: background flush, order of ``write_now``, failures that keep rows,
 close.
 """

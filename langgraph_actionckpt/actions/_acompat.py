@@ -1,7 +1,7 @@
 """The few primitives that differ between the async writer and its generated sync twin.
 
-``writer_async.py`` is written once, for asyncio, against the ``Async*`` names
-below; ``.ci/gen_sync.py`` turns it into ``writer_sync.py``, where unasync's
+``_async_writer.py`` is written once, for asyncio, against the ``Async*`` names
+below; ``.ci/gen_sync.py`` turns it into ``_sync_writer.py``, where unasync's
 rule renames every ``AsyncX`` to ``SyncX``. Each pair here therefore has the
 same methods in both worlds (psycopg keeps its ``_acompat`` module the same way).
 :class:`ActionFencing` is what both writers are handed to ask for fencing tokens.

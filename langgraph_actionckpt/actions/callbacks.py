@@ -35,14 +35,14 @@ trace and span ids (:mod:`.otel`, told by the recorder through the
 :class:`~.observer.ActionObserver` protocol).
 
 Where the parts live: :mod:`.recorder` (the run state machine that makes the
-rows, no I/O), :mod:`.handler_async` (the async handler, the one source) and
-:mod:`.handler_sync` (the sync handler, generated from it by
+rows, no I/O), :mod:`._async_handler` (the async handler, the one source) and
+:mod:`._sync_handler` (the sync handler, generated from it by
 ``.ci/gen_sync.py``).
 """
 
 from __future__ import annotations
 
-from langgraph_actionckpt.actions.handler_async import AsyncActionCallbackHandler
-from langgraph_actionckpt.actions.handler_sync import ActionCallbackHandler
+from langgraph_actionckpt.actions._async_handler import AsyncActionCallbackHandler
+from langgraph_actionckpt.actions._sync_handler import ActionCallbackHandler
 
 __all__ = ["ActionCallbackHandler", "AsyncActionCallbackHandler"]

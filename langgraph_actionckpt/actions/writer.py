@@ -1,6 +1,6 @@
 """The batched action writers of the two savers.
 
-The flushing logic is written once (``writer_async.py``; ``writer_sync.py`` is
+The flushing logic is written once (``_async_writer.py``; ``_sync_writer.py`` is
 generated from it). The classes here add how each world runs its flusher and
 how the other world calls in:
 
@@ -28,11 +28,11 @@ from langgraph_actionckpt.actions._acompat import (
     AsyncBatchWrite,
     AsyncTick,
 )
+from langgraph_actionckpt.actions._async_writer import AsyncActionRows, AsyncWriterCore
+from langgraph_actionckpt.actions._sync_writer import SyncActionRows, SyncWriterCore
 from langgraph_actionckpt.actions.limits import check_record
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.row_queue import merge_records
-from langgraph_actionckpt.actions.writer_async import AsyncActionRows, AsyncWriterCore
-from langgraph_actionckpt.actions.writer_sync import SyncActionRows, SyncWriterCore
 
 __all__ = [
     "AsyncActionRows",

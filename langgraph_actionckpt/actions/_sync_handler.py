@@ -1,8 +1,8 @@
-# Generated from langgraph_actionckpt/actions/handler_async.py by .ci/gen_sync.py.
+# Generated from langgraph_actionckpt/actions/_async_handler.py by .ci/gen_sync.py.
 # Edit the async source, not this file, then run: python .ci/gen_sync.py
 """The callback handler that records a LangGraph run, written once for async code.
 
-``handler_sync.py`` (:class:`ActionCallbackHandler`) is generated from this
+``_sync_handler.py`` (:class:`ActionCallbackHandler`) is generated from this
 file by ``.ci/gen_sync.py``. Every hook hands the event to the
 :class:`~langgraph_actionckpt.actions.recorder.ActionRecorder` and queues the
 row it returns on the saver's writer (memory only); the root run takes the

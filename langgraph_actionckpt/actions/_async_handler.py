@@ -1,6 +1,6 @@
 """The callback handler that records a LangGraph run, written once for async code.
 
-``handler_sync.py`` (:class:`ActionCallbackHandler`) is generated from this
+``_sync_handler.py`` (:class:`ActionCallbackHandler`) is generated from this
 file by ``.ci/gen_sync.py``. Every hook hands the event to the
 :class:`~langgraph_actionckpt.actions.recorder.ActionRecorder` and queues the
 row it returns on the saver's writer (memory only); the root run takes the

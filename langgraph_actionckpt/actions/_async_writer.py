@@ -1,5 +1,3 @@
-# Generated from langgraph_actionckpt/actions/writer_async.py by .ci/gen_sync.py.
-# Edit the async source, not this file, then run: python .ci/gen_sync.py
 """The batched action writer, written once for asyncio (the sync twin is generated).
 
 Rows are flushed when the queue reaches ``batch_size`` rows, every
@@ -11,7 +9,7 @@ happened. On a direct connection a batch is written by :class:`AsyncActionRows`:
 the writer's own plan (``records.plan_upsert``) on the saver's driver, with the
 fencing tokens asked of the :class:`~._acompat.ActionFencing` it is handed.
 
-``writer_sync.py`` is generated from this file by ``.ci/gen_sync.py``; the
+``_sync_writer.py`` is generated from this file by ``.ci/gen_sync.py``; the
 public classes in ``writer.py`` add how each world runs its flusher (a task on
 the saver's loop, a daemon thread) and the calls across worlds.
 """
@@ -28,25 +26,25 @@ from langgraph_actionckpt._contracts import MetricsSink
 from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions._acompat import (
     ActionFencing,
-    SyncBatchWrite,
-    SyncEvent,
-    SyncLock,
-    SyncTick,
+    AsyncBatchWrite,
+    AsyncEvent,
+    AsyncLock,
+    AsyncTick,
 )
 from langgraph_actionckpt.actions.limits import check_record
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.records import JSON_THRESHOLD, ActionQueries, plan_upsert
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
-from langgraph_actionckpt.db._sync_driver import SyncDriver
+from langgraph_actionckpt.db._async_driver import AsyncDriver
 from langgraph_actionckpt.db.driver import PlanFactory, is_data_error
 from langgraph_actionckpt.errors import LeaseLostError, SerializationError
 
-__all__ = ["SyncActionRows", "SyncWriterCore"]
+__all__ = ["AsyncActionRows", "AsyncWriterCore"]
 
 logger = logging.getLogger("langgraph_actionckpt")
 
 
-class SyncWriterCore(RowQueue):
+class AsyncWriterCore(RowQueue):
     """Flushes the queue: on demand, from the flusher's loop, and on close.
 
     The arguments are those of the public writers in ``writer.py`` (``write`` is
@@ -55,20 +53,20 @@ class SyncWriterCore(RowQueue):
 
     def __init__(
         self,
-        write: SyncBatchWrite,
+        write: AsyncBatchWrite,
         *,
         batch_size: int = 500,
         interval: float = 0.05,
         on_depth: Callable[[int], None] | None = None,
-        on_tick: SyncTick | None = None,
+        on_tick: AsyncTick | None = None,
     ) -> None:
         super().__init__(batch_size, interval, on_depth)
         self._write = write
         self._on_tick = on_tick
-        self._lock = SyncLock()
-        self._wake = SyncEvent()
+        self._lock = AsyncLock()
+        self._wake = AsyncEvent()
 
-    def write_now(self, record: ActionRecord | None = None) -> None:
+    async def awrite_now(self, record: ActionRecord | None = None) -> None:
         """Write the queue and ``record`` durably before returning.
 
         Raises:
@@ -80,14 +78,14 @@ class SyncWriterCore(RowQueue):
         """
         if record is not None:
             check_record(record)  # a too long id must not fail the queued rows with it
-        with self._lock:
+        async with self._lock:
             rows = self._take(record)
             own = record
             try:
                 while rows:
                     merged = merge_records(rows)
                     try:
-                        self._write(merged)
+                        await self._write(merged)
                         return
                     except LeaseLostError as lost:
                         kept = [r for r in rows if r.thread_id != lost.thread_id]
@@ -102,7 +100,7 @@ class SyncWriterCore(RowQueue):
                         if not is_data_error(exc):
                             raise
                         rows = []  # from here _write_each puts back what it did not write
-                        self._write_each(merged, own)
+                        await self._write_each(merged, own)
                         return
             except BaseException:
                 self._give_back(rows, own)
@@ -110,7 +108,7 @@ class SyncWriterCore(RowQueue):
             finally:
                 self._report_depth()
 
-    def _write_each(self, rows: list[ActionRecord], record: ActionRecord | None) -> None:
+    async def _write_each(self, rows: list[ActionRecord], record: ActionRecord | None) -> None:
         """After a data error in a batch: write its rows one by one, dropping the refused ones.
 
         One row the database refuses (a value over a size limit) must not keep
@@ -120,7 +118,7 @@ class SyncWriterCore(RowQueue):
         mine: Exception | None = None
         for i, row in enumerate(rows):
             try:
-                self._write([row])
+                await self._write([row])
             except Exception as exc:
                 if not is_data_error(exc):
                     self._queue.extendleft(reversed([r for r in rows[i:] if r is not record]))
@@ -140,41 +138,41 @@ class SyncWriterCore(RowQueue):
                 f"could not be stored: {mine}"
             ) from mine
 
-    def flush(self) -> None:
+    async def aflush(self) -> None:
         """Write everything queued now."""
-        self.write_now(None)
+        await self.awrite_now(None)
 
-    def _flush_loop(self) -> None:
+    async def _flush_loop(self) -> None:
         """The flusher: wake on a full batch or every ``interval``, until closed."""
         while not self._closed:
-            self._wake.wait_timeout(self.interval)
+            await self._wake.wait_timeout(self.interval)
             self._wake.clear()
             try:
                 if self._on_tick is not None:
-                    self._on_tick()
+                    await self._on_tick()
                 if self._queue:
-                    self.flush()
+                    await self.aflush()
             except Exception as exc:  # noqa: BLE001 - keep rows, retry on the next tick
                 logger.warning("action writer flush failed (rows kept for retry): %s", exc)
-                self._wake.pause(min(1.0, self.interval * 20))
+                await self._wake.pause(min(1.0, self.interval * 20))
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         """Flush and stop the flusher."""
         if self._closed:
             return
         try:
-            self.flush()
+            await self.aflush()
         except Exception as exc:  # noqa: BLE001
             logger.error("action writer: %d rows could not be written: %s", self.depth, exc)
         self._closed = True
         self._wake.set()
-        self._stop_flusher()
+        await self._stop_flusher()
 
-    def _stop_flusher(self) -> None:
+    async def _stop_flusher(self) -> None:
         """After close: the flusher ends on its next wake; a world may wait for it."""
 
 
-class SyncActionRows:
+class AsyncActionRows:
     """The batch write of a saver on a direct connection: one upsert plan on its driver.
 
     Args:
@@ -193,7 +191,7 @@ class SyncActionRows:
 
     def __init__(
         self,
-        driver: SyncDriver,
+        driver: AsyncDriver,
         queries: ActionQueries,
         fencing: ActionFencing,
         metrics: MetricsSink,
@@ -204,7 +202,7 @@ class SyncActionRows:
         self.metrics = metrics
         self.merge_next = 0
 
-    def write(self, records: Sequence[ActionRecord]) -> None:
+    async def write(self, records: Sequence[ActionRecord]) -> None:
         """Write ``records`` (checked already) in one statement, fenced.
 
         Raises:
@@ -220,18 +218,18 @@ class SyncActionRows:
         # several statements: pipelined, the server stores a chunk while the next is encoded
         pipe = True if len(records) > batch_rows.MAX_ROWS else None
         try:
-            self._run(lambda: plan_upsert(q, records, fences, fresh=fresh), pipe)
+            await self._run(lambda: plan_upsert(q, records, fences, fresh=fresh), pipe)
         except psycopg.errors.UniqueViolation:
             if not fresh:
                 raise
             self.merge_next = self.MERGE_AFTER_CONFLICT
-            self._run(lambda: plan_upsert(q, records, fences), pipe)
+            await self._run(lambda: plan_upsert(q, records, fences), pipe)
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
-    def _run(self, factory: PlanFactory[None], pipeline: bool | None) -> None:
+    async def _run(self, factory: PlanFactory[None], pipeline: bool | None) -> None:
         """Run the plan; the fence's refusal comes back as ``LeaseLostError``."""
         try:
-            self.driver.run(factory, pipeline=pipeline)
+            await self.driver.run(factory, pipeline=pipeline)
         except psycopg.Error as error:
             lost = self.fencing.refusal(error)
             if lost is None:

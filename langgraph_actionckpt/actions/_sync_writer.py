@@ -1,3 +1,5 @@
+# Generated from langgraph_actionckpt/actions/_async_writer.py by .ci/gen_sync.py.
+# Edit the async source, not this file, then run: python .ci/gen_sync.py
 """The batched action writer, written once for asyncio (the sync twin is generated).
 
 Rows are flushed when the queue reaches ``batch_size`` rows, every
@@ -9,7 +11,7 @@ happened. On a direct connection a batch is written by :class:`AsyncActionRows`:
 the writer's own plan (``records.plan_upsert``) on the saver's driver, with the
 fencing tokens asked of the :class:`~._acompat.ActionFencing` it is handed.
 
-``writer_sync.py`` is generated from this file by ``.ci/gen_sync.py``; the
+``_sync_writer.py`` is generated from this file by ``.ci/gen_sync.py``; the
 public classes in ``writer.py`` add how each world runs its flusher (a task on
 the saver's loop, a daemon thread) and the calls across worlds.
 """
@@ -26,25 +28,25 @@ from langgraph_actionckpt._contracts import MetricsSink
 from langgraph_actionckpt.actions import batch_rows
 from langgraph_actionckpt.actions._acompat import (
     ActionFencing,
-    AsyncBatchWrite,
-    AsyncEvent,
-    AsyncLock,
-    AsyncTick,
+    SyncBatchWrite,
+    SyncEvent,
+    SyncLock,
+    SyncTick,
 )
 from langgraph_actionckpt.actions.limits import check_record
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.records import JSON_THRESHOLD, ActionQueries, plan_upsert
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
-from langgraph_actionckpt.db._async_driver import AsyncDriver
+from langgraph_actionckpt.db._sync_driver import SyncDriver
 from langgraph_actionckpt.db.driver import PlanFactory, is_data_error
 from langgraph_actionckpt.errors import LeaseLostError, SerializationError
 
-__all__ = ["AsyncActionRows", "AsyncWriterCore"]
+__all__ = ["SyncActionRows", "SyncWriterCore"]
 
 logger = logging.getLogger("langgraph_actionckpt")
 
 
-class AsyncWriterCore(RowQueue):
+class SyncWriterCore(RowQueue):
     """Flushes the queue: on demand, from the flusher's loop, and on close.
 
     The arguments are those of the public writers in ``writer.py`` (``write`` is
@@ -53,20 +55,20 @@ class AsyncWriterCore(RowQueue):
 
     def __init__(
         self,
-        write: AsyncBatchWrite,
+        write: SyncBatchWrite,
         *,
         batch_size: int = 500,
         interval: float = 0.05,
         on_depth: Callable[[int], None] | None = None,
-        on_tick: AsyncTick | None = None,
+        on_tick: SyncTick | None = None,
     ) -> None:
         super().__init__(batch_size, interval, on_depth)
         self._write = write
         self._on_tick = on_tick
-        self._lock = AsyncLock()
-        self._wake = AsyncEvent()
+        self._lock = SyncLock()
+        self._wake = SyncEvent()
 
-    async def awrite_now(self, record: ActionRecord | None = None) -> None:
+    def write_now(self, record: ActionRecord | None = None) -> None:
         """Write the queue and ``record`` durably before returning.
 
         Raises:
@@ -78,14 +80,14 @@ class AsyncWriterCore(RowQueue):
         """
         if record is not None:
             check_record(record)  # a too long id must not fail the queued rows with it
-        async with self._lock:
+        with self._lock:
             rows = self._take(record)
             own = record
             try:
                 while rows:
                     merged = merge_records(rows)
                     try:
-                        await self._write(merged)
+                        self._write(merged)
                         return
                     except LeaseLostError as lost:
                         kept = [r for r in rows if r.thread_id != lost.thread_id]
@@ -100,7 +102,7 @@ class AsyncWriterCore(RowQueue):
                         if not is_data_error(exc):
                             raise
                         rows = []  # from here _write_each puts back what it did not write
-                        await self._write_each(merged, own)
+                        self._write_each(merged, own)
                         return
             except BaseException:
                 self._give_back(rows, own)
@@ -108,7 +110,7 @@ class AsyncWriterCore(RowQueue):
             finally:
                 self._report_depth()
 
-    async def _write_each(self, rows: list[ActionRecord], record: ActionRecord | None) -> None:
+    def _write_each(self, rows: list[ActionRecord], record: ActionRecord | None) -> None:
         """After a data error in a batch: write its rows one by one, dropping the refused ones.
 
         One row the database refuses (a value over a size limit) must not keep
@@ -118,7 +120,7 @@ class AsyncWriterCore(RowQueue):
         mine: Exception | None = None
         for i, row in enumerate(rows):
             try:
-                await self._write([row])
+                self._write([row])
             except Exception as exc:
                 if not is_data_error(exc):
                     self._queue.extendleft(reversed([r for r in rows[i:] if r is not record]))
@@ -138,41 +140,41 @@ class AsyncWriterCore(RowQueue):
                 f"could not be stored: {mine}"
             ) from mine
 
-    async def aflush(self) -> None:
+    def flush(self) -> None:
         """Write everything queued now."""
-        await self.awrite_now(None)
+        self.write_now(None)
 
-    async def _flush_loop(self) -> None:
+    def _flush_loop(self) -> None:
         """The flusher: wake on a full batch or every ``interval``, until closed."""
         while not self._closed:
-            await self._wake.wait_timeout(self.interval)
+            self._wake.wait_timeout(self.interval)
             self._wake.clear()
             try:
                 if self._on_tick is not None:
-                    await self._on_tick()
+                    self._on_tick()
                 if self._queue:
-                    await self.aflush()
+                    self.flush()
             except Exception as exc:  # noqa: BLE001 - keep rows, retry on the next tick
                 logger.warning("action writer flush failed (rows kept for retry): %s", exc)
-                await self._wake.pause(min(1.0, self.interval * 20))
+                self._wake.pause(min(1.0, self.interval * 20))
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         """Flush and stop the flusher."""
         if self._closed:
             return
         try:
-            await self.aflush()
+            self.flush()
         except Exception as exc:  # noqa: BLE001
             logger.error("action writer: %d rows could not be written: %s", self.depth, exc)
         self._closed = True
         self._wake.set()
-        await self._stop_flusher()
+        self._stop_flusher()
 
-    async def _stop_flusher(self) -> None:
+    def _stop_flusher(self) -> None:
         """After close: the flusher ends on its next wake; a world may wait for it."""
 
 
-class AsyncActionRows:
+class SyncActionRows:
     """The batch write of a saver on a direct connection: one upsert plan on its driver.
 
     Args:
@@ -191,7 +193,7 @@ class AsyncActionRows:
 
     def __init__(
         self,
-        driver: AsyncDriver,
+        driver: SyncDriver,
         queries: ActionQueries,
         fencing: ActionFencing,
         metrics: MetricsSink,
@@ -202,7 +204,7 @@ class AsyncActionRows:
         self.metrics = metrics
         self.merge_next = 0
 
-    async def write(self, records: Sequence[ActionRecord]) -> None:
+    def write(self, records: Sequence[ActionRecord]) -> None:
         """Write ``records`` (checked already) in one statement, fenced.
 
         Raises:
@@ -218,18 +220,18 @@ class AsyncActionRows:
         # several statements: pipelined, the server stores a chunk while the next is encoded
         pipe = True if len(records) > batch_rows.MAX_ROWS else None
         try:
-            await self._run(lambda: plan_upsert(q, records, fences, fresh=fresh), pipe)
+            self._run(lambda: plan_upsert(q, records, fences, fresh=fresh), pipe)
         except psycopg.errors.UniqueViolation:
             if not fresh:
                 raise
             self.merge_next = self.MERGE_AFTER_CONFLICT
-            await self._run(lambda: plan_upsert(q, records, fences), pipe)
+            self._run(lambda: plan_upsert(q, records, fences), pipe)
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
-    async def _run(self, factory: PlanFactory[None], pipeline: bool | None) -> None:
+    def _run(self, factory: PlanFactory[None], pipeline: bool | None) -> None:
         """Run the plan; the fence's refusal comes back as ``LeaseLostError``."""
         try:
-            await self.driver.run(factory, pipeline=pipeline)
+            self.driver.run(factory, pipeline=pipeline)
         except psycopg.Error as error:
             lost = self.fencing.refusal(error)
             if lost is None:

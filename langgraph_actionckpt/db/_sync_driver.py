@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg.generators import send
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
@@ -273,6 +274,10 @@ def run_op(cur: psycopg.Cursor[Any], op: Op) -> Any:
         # psycopg keeps the connection's open pipeline here (no public getter)
         pipeline = getattr(cur.connection, "_pipeline", None)
         if pipeline is not None:
+            # Pipeline.sync() waits for results once its commands are queued, though libpq
+            # may still hold unsent bytes of a large value: then client and server wait
+            # for each other (psycopg #685, fixed for the pipeline's exit only). Send all first.
+            cur.connection.wait(send(cur.connection.pgconn))
             pipeline.sync()
         return None
     if fetch == "begin":

@@ -165,6 +165,58 @@ def test_a_killed_lease_connection_stops_the_old_holder(
         check_exactly_once(b, thread, n)
 
 
+def test_a_lease_lost_inside_a_non_idempotent_action_is_never_run_twice(
+    private_pg: PrivatePostgres, schema: str
+) -> None:
+    """Issue #28: A's lease is lost while its non-idempotent action runs, after the side effect.
+
+    B takes the thread over meanwhile: the action's outcome is unknown to B, so B's resume
+    stops with ``InFlightActionError`` instead of charging again, and A's result is refused.
+    """
+    thread, charged = "t-inside", []
+    with (
+        ActionSaver.from_conn_string(private_pg.dsn, schema=schema, pool_size=2) as a,
+        ActionSaver.from_conn_string(private_pg.dsn, schema=schema, pool_size=2) as b,
+    ):
+
+        def pay_graph(saver: ActionSaver, worker: str, during: Any) -> Any:
+            @action(name="charge", idempotent=False)
+            def charge(amount: int) -> str:
+                charged.append(worker)  # the side effect
+                if during is not None:
+                    during()
+                return f"charged {amount} by {worker}"
+
+            builder: StateGraph[Any] = StateGraph(LogState)
+            builder.add_node("start", lambda state: {"log": ["start"]})
+            builder.add_node("pay", lambda state: {"log": [charge(5)]})
+            builder.add_edge(START, "start")
+            builder.add_edge("start", "pay")
+            builder.add_edge("pay", END)
+            return builder.compile(checkpointer=saver)
+
+        graph_b = pay_graph(b, "B", None)
+        seen: dict[str, Any] = {}
+
+        def resume_b() -> Any:
+            try:
+                return graph_b.invoke(None, cfg(thread, ActionCallbackHandler(b)))
+            except InFlightActionError as error:
+                return error
+
+        def lose_the_lease() -> None:
+            assert private_pg.terminate_backends(f"pid = {keeper_pid(a)}") == 1
+            seen["b"] = in_thread(resume_b)
+
+        graph_a = pay_graph(a, "A", lose_the_lease)
+        with pytest.raises(LeaseLostError):
+            graph_a.invoke({"log": []}, cfg(thread, ActionCallbackHandler(a)), durability="sync")
+        assert isinstance(seen["b"], InFlightActionError), seen["b"]
+        assert charged == ["A"]  # once, by A; B surfaced the unknown outcome
+        [row] = [r for r in b.list_actions(thread) if r.name == "charge"]
+        assert row.status in {"running", "interrupted"}, row.status
+
+
 # ------------------------------------------------------------------ finding 2
 
 

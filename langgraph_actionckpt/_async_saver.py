@@ -40,6 +40,8 @@ from langgraph_actionckpt._async_runner import AsyncPlanRunner
 from langgraph_actionckpt._config import DEFAULTS, SaverOptions
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._saver_base import (
+    POOL_MAX_IDLE,
+    POOL_MAX_LIFETIME,
     InflightWrites,
     aembedded_dsn,
     check_dsn,
@@ -219,8 +221,8 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
         *,
         pool_size: int = 10,
         pool_check: bool = False,
-        max_idle: float = 300.0,
-        max_lifetime: float = 3600.0,
+        max_idle: float = POOL_MAX_IDLE,
+        max_lifetime: float = POOL_MAX_LIFETIME,
         prepare_threshold: int | None = 5,
         setup: bool = False,
         connect_timeout: float = 3.0,

@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt._contracts import MetricsSink
-from langgraph_actionckpt._limits import DEFAULT_MAX_LOAD_BYTES, LIMITS, check_length
+from langgraph_actionckpt._limits import (
+    DEFAULT_MAX_LOAD_BYTES,
+    LEASE_TIMEOUT,
+    LIMITS,
+    check_length,
+)
 from langgraph_actionckpt.errors import ConfigurationError
 
 if TYPE_CHECKING:  # type only: the policy lives with the blobs it shapes
@@ -128,7 +133,7 @@ class SaverOptions:
     compress_min: int = 256
     replay: bool = True
     lease: str = "wait"
-    lease_timeout: float = 300.0
+    lease_timeout: float = LEASE_TIMEOUT
     lease_ttl: float = 30.0
     metrics: MetricsSink | None = None
     defer_writes: bool = True

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from langgraph_actionckpt.errors import ConfigurationError
 
-__all__ = ["DEFAULT_MAX_LOAD_BYTES", "LIMITS", "check_length"]
+__all__ = ["DEFAULT_MAX_LOAD_BYTES", "LEASE_TIMEOUT", "LIMITS", "check_length"]
 
 DEFAULT_MAX_LOAD_BYTES = 512 * 1024 * 1024
 """The default decompression budget of one load (``SaverOptions.max_load_bytes``)."""
+
+LEASE_TIMEOUT = 300.0
+"""Seconds a run waits for another worker's lease on its thread, direct and remote alike."""
 
 LIMITS: dict[str, int] = {
     "thread id": 1024,

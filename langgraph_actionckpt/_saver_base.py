@@ -25,6 +25,8 @@ from langgraph_actionckpt.embedded import embedded_dsn
 from langgraph_actionckpt.errors import ConfigurationError
 
 __all__ = [
+    "POOL_MAX_IDLE",
+    "POOL_MAX_LIFETIME",
     "aembedded_dsn",
     "connect_kwargs",
     "conninfo_of",
@@ -40,6 +42,10 @@ __all__ = [
     "run_on_loop",
     "writer_options",
 ]
+
+
+POOL_MAX_IDLE = 300.0  # seconds a pooled connection may stay idle (``from_conn_string``)
+POOL_MAX_LIFETIME = 3600.0  # seconds before a pooled connection is replaced
 
 
 def install_hooks(replay: bool) -> None:

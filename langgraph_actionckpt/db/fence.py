@@ -37,6 +37,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from langgraph_actionckpt._limits import LEASE_TIMEOUT
 from langgraph_actionckpt.db.driver import Op, Plan, SyncDriver
 from langgraph_actionckpt.db.encoding import unescape_text
 from langgraph_actionckpt.errors import LeaseLostError, ThreadBusyError
@@ -337,7 +338,7 @@ class LeaseKeeper(HeldLeases):
         schema: str,
         *,
         mode: str = "wait",
-        timeout: float = 300.0,
+        timeout: float = LEASE_TIMEOUT,
         ttl: float = 30.0,
         connect: Callable[[], psycopg.Connection[Any]] | None = None,
     ) -> None:

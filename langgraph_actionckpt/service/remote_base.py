@@ -23,6 +23,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_actionckpt import __version__
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
+from langgraph_actionckpt._limits import LEASE_TIMEOUT
 from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
@@ -105,7 +106,7 @@ class RemoteCore:
         durable_timeout: float = 30.0,
         metrics: MetricsSink | None = None,
         lease: str = "off",
-        lease_timeout: float = 300.0,
+        lease_timeout: float = LEASE_TIMEOUT,
         lease_ttl: float = 10.0,
         defer_writes: bool = True,
         writer_interval: float = 0.05,

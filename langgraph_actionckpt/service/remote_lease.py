@@ -22,6 +22,7 @@ from typing import Any
 
 import grpc
 
+from langgraph_actionckpt._limits import LEASE_TIMEOUT
 from langgraph_actionckpt.db.fence import HeldLease, HeldLeases
 from langgraph_actionckpt.errors import LeaseLostError, ServiceError, ThreadBusyError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
@@ -55,7 +56,7 @@ class RemoteLeaseKeeper(HeldLeases):
         metadata: tuple[tuple[str, str], ...],
         *,
         mode: str = "wait",
-        timeout: float = 300.0,
+        timeout: float = LEASE_TIMEOUT,
         ttl: float = 10.0,
         deadline: float = 10.0,
     ) -> None:

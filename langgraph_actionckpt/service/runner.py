@@ -23,7 +23,13 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from psycopg_pool import AsyncConnectionPool
 
-from langgraph_actionckpt._saver_base import aembedded_dsn, connect_kwargs, pool_options
+from langgraph_actionckpt._saver_base import (
+    POOL_MAX_IDLE,
+    POOL_MAX_LIFETIME,
+    aembedded_dsn,
+    connect_kwargs,
+    pool_options,
+)
 from langgraph_actionckpt.aio import AsyncActionSaver
 from langgraph_actionckpt.checkpoints.core import env_dsn
 from langgraph_actionckpt.checkpoints.setup import default_serde
@@ -136,9 +142,8 @@ class Server:
         async def configure(conn: Any) -> None:
             configure_connection(conn)
 
-        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-            dsn, configure=configure, **pool_options(max(o.pool_size, 1), ckw, 300.0, 3600.0)
-        )
+        pool_kw = pool_options(max(o.pool_size, 1), ckw, POOL_MAX_IDLE, POOL_MAX_LIFETIME)
+        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(dsn, configure=configure, **pool_kw)
         async with contextlib.AsyncExitStack() as stack:
             await pool.open(wait=True, timeout=30)
             stack.push_async_callback(pool.close)

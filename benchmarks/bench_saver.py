@@ -53,8 +53,9 @@ from typing import Annotated, Any, Literal, TypedDict
 import psycopg
 from langchain_core.messages import AnyMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
-from langgraph.graph.message import add_messages
+from langgraph.graph.message import _messages_delta_reducer, add_messages
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -286,7 +287,14 @@ class MessagesState(TypedDict):
     target: int
 
 
-Variant = Literal["operator.add", "add_messages"]
+class DeltaState(TypedDict):
+    """The messages list held by LangGraph's ``DeltaChannel`` (``benchmarks.floors``' storage)."""
+
+    messages: Annotated[list[AnyMessage], DeltaChannel(_messages_delta_reducer)]
+    target: int
+
+
+Variant = Literal["operator.add", "add_messages", "DeltaChannel"]
 
 
 def build_appender(variant: Variant, texts: Sequence[str]) -> StateGraph[Any]:
@@ -305,13 +313,15 @@ def build_appender(variant: Variant, texts: Sequence[str]) -> StateGraph[Any]:
         list_builder.add_conditional_edges("append", route_items, ["append", END])
         return list_builder
 
-    msg_builder: StateGraph[MessagesState] = StateGraph(MessagesState)
+    state_cls = DeltaState if variant == "DeltaChannel" else MessagesState
+    msg_builder: StateGraph[Any] = StateGraph(state_cls)
 
-    def append_message(state: MessagesState) -> dict[str, list[AnyMessage]]:
+    # unannotated state: LangGraph would read a node's schema from a TypedDict hint
+    def append_message(state: Any) -> dict[str, list[AnyMessage]]:
         i = len(state["messages"])
         return {"messages": [HumanMessage(content=texts[i], id=f"m{i:06d}")]}
 
-    def route_messages(state: MessagesState) -> str:
+    def route_messages(state: Any) -> str:
         return "append" if len(state["messages"]) < state["target"] else END
 
     msg_builder.add_node("append", append_message)

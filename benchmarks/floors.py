@@ -39,13 +39,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, ExitStack, contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import Any
 
 import psycopg
-from langchain_core.messages import AnyMessage, HumanMessage
-from langgraph.channels.delta import DeltaChannel
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.message import _messages_delta_reducer
 from psycopg.conninfo import make_conninfo
 from rich.console import Console
 from rich.table import Table
@@ -62,7 +58,6 @@ from benchmarks.bench_saver import (
     build_chain,
     make_payloads,
     scenario_d,
-    thread_config,
 )
 from benchmarks.floor_pairs import PAIRS, Sample, Side, measure_pair, open_side
 from benchmarks.savers import (
@@ -335,35 +330,9 @@ def print_threads(report: Report) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-class DeltaState(TypedDict):
-    messages: Annotated[list[AnyMessage], DeltaChannel(_messages_delta_reducer)]
-    target: int
-
-
-def build_delta_appender(texts: Sequence[str]) -> StateGraph[DeltaState]:
-    """Scenario b's ``add_messages`` graph with the list in LangGraph's ``DeltaChannel``."""
-    builder: StateGraph[DeltaState] = StateGraph(DeltaState)
-
-    def append_message(state: DeltaState) -> dict[str, list[AnyMessage]]:
-        i = len(state["messages"])
-        return {"messages": [HumanMessage(content=texts[i], id=f"m{i:06d}")]}
-
-    def route(state: DeltaState) -> str:
-        return "append" if len(state["messages"]) < state["target"] else END
-
-    builder.add_node("append", append_message)
-    builder.add_edge(START, "append")
-    builder.add_conditional_edges("append", route, ["append", END])
-    return builder
-
-
 def run_delta(handle: SaverHandle, n: int, texts: Sequence[str]) -> dict[str, Any]:
     """n turns on a fresh thread (``durability="sync"``), read back through the saver."""
-    graph = build_delta_appender(texts).compile(checkpointer=handle.saver)
-    config = thread_config(f"delta-{os.getpid()}-{time.monotonic_ns()}", recursion_limit=n + 10)
-    graph.invoke({"messages": [], "target": n}, config, durability="sync")
-    reader = build_delta_appender(texts).compile(checkpointer=handle.saver)
-    return dict(reader.get_state(config).values)
+    return _run_appender(handle, "DeltaChannel", n, texts)[1]
 
 
 def storage(env: BenchEnv, n: int) -> dict[str, Any]:

@@ -11,11 +11,11 @@ fixed cycle). Same record format as set #1. Run ``python -m benchmarks.reuse_hel
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from benchmarks.reuse_heldout_gen import request, write
+
 OUT = Path(__file__).with_name("reuse_heldout2.jsonl")
-SYSTEM = "You are a helpful assistant. Answer briefly."
 # Item i's three must-not variants are of kinds CYCLE[(3i + j) % 10], j = 0, 1, 2.
 CYCLE = (
     "unit", "constraint", "tense", "quantifier", "negation",
@@ -142,10 +142,6 @@ ITEMS: list[tuple[str, str, str, str, str, str]] = [
 ]  # fmt: skip
 
 
-def request(text: str) -> dict[str, object]:
-    return {"messages": [["system", SYSTEM], ["human", text]], "tools": []}
-
-
 def pairs() -> list[dict[str, object]]:
     """The 400 pairs, in a fixed order."""
     assert len(ITEMS) == 100, len(ITEMS)
@@ -163,10 +159,7 @@ def pairs() -> list[dict[str, object]]:
 
 
 def main() -> None:
-    rows = pairs()
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    n_other = sum(r["lang"] != "en" for r in rows)
-    print(f"{len(rows)} pairs, {n_other} not in English, written to {OUT}")
+    write(pairs(), OUT)
 
 
 if __name__ == "__main__":

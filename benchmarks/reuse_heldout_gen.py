@@ -170,11 +170,15 @@ def pairs() -> list[dict[str, object]]:
     return out
 
 
-def main() -> None:
-    rows = pairs()
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+def write(rows: list[dict[str, object]], out: Path) -> None:
+    """Write ``rows`` to ``out`` as JSON lines and say how many are not in English."""
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     n_other = sum(r["lang"] != "en" for r in rows)
-    print(f"{len(rows)} pairs, {n_other} not in English, written to {OUT}")
+    print(f"{len(rows)} pairs, {n_other} not in English, written to {out}")
+
+
+def main() -> None:
+    write(pairs(), OUT)
 
 
 if __name__ == "__main__":

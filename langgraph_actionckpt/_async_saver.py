@@ -54,6 +54,7 @@ from langgraph_actionckpt._saver_base import (
 )
 from langgraph_actionckpt.actions.limits import check_record
 from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.settle import Resolution
 from langgraph_actionckpt.actions.writer import AsyncActionRows, AsyncActionWriter
 from langgraph_actionckpt.checkpoints._async_api import (
     AsyncSaverAPI,
@@ -367,17 +368,8 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
     ) -> ActionRecord | None:
         return await self.runner.run(lambda: self.store.plan_last_action(thread_id, status))
 
-    async def _settle_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        output: Any,
-        retry: bool,
-        note: str | None,
-        override: bool,
-    ) -> None:
-        args = (thread_id, action_id, output, retry, note, override)
-        await self.runner.run(lambda: self.store.plan_resolve(*args))
+    async def _settle_action(self, resolution: Resolution) -> None:
+        await self.runner.run(lambda: self.store.plan_resolve(resolution))
 
     async def arecord_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder).

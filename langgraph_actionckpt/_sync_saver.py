@@ -56,6 +56,7 @@ from langgraph_actionckpt._saver_base import (
 from langgraph_actionckpt._sync_runner import SyncPlanRunner
 from langgraph_actionckpt.actions.limits import check_record
 from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.settle import Resolution
 from langgraph_actionckpt.actions.writer import SyncActionRows, SyncActionWriter
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,
@@ -368,17 +369,8 @@ class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
     ) -> ActionRecord | None:
         return self.runner.run(lambda: self.store.plan_last_action(thread_id, status))
 
-    def _settle_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        output: Any,
-        retry: bool,
-        note: str | None,
-        override: bool,
-    ) -> None:
-        args = (thread_id, action_id, output, retry, note, override)
-        self.runner.run(lambda: self.store.plan_resolve(*args))
+    def _settle_action(self, resolution: Resolution) -> None:
+        self.runner.run(lambda: self.store.plan_resolve(resolution))
 
     def record_actions(self, records: Sequence[ActionRecord]) -> None:
         """Write action records now, in one statement (used by the recorder).

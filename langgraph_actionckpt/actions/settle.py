@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.tracked import now
 
-__all__ = ["OPEN", "UNSETTLED_SQL", "is_unsettled", "superseding"]
+__all__ = ["OPEN", "UNSETTLED_SQL", "Resolution", "is_unsettled", "superseding"]
 
 OPEN = ("pending", "running")
 """Statuses of a row whose action has not ended (or whose process died)."""
@@ -92,3 +94,18 @@ def superseding(
             )
         )
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What ``resolve_action`` asks of one action: its ``output``, or one more run (``retry``).
+
+    The savers' ``_settle_action`` port takes it whole (direct: a plan; remote: a request).
+    """
+
+    thread_id: str
+    action_id: str
+    output: Any = None
+    retry: bool = False
+    note: str | None = None
+    override: bool = False

@@ -30,6 +30,7 @@ from langgraph.checkpoint.base import (
 
 from langgraph_actionckpt.actions.reads import records_to_jsonl
 from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.settle import Resolution
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
 from langgraph_actionckpt.checkpoints.plans_write import next_version
@@ -107,15 +108,7 @@ class AsyncSaverAPI:
     ) -> ActionRecord | None:
         raise NotImplementedError
 
-    async def _settle_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        output: Any,
-        retry: bool,
-        note: str | None,
-        override: bool,
-    ) -> None:
+    async def _settle_action(self, resolution: Resolution) -> None:
         raise NotImplementedError
 
     async def alist(
@@ -296,7 +289,7 @@ class AsyncSaverAPI:
         """
         _check_ids(thread_id, action_id=action_id)
         await self.writer.aflush()
-        await self._settle_action(thread_id, action_id, output, retry, note, override)
+        await self._settle_action(Resolution(thread_id, action_id, output, retry, note, override))
 
 
 def _check_ids(

@@ -32,6 +32,7 @@ from langgraph.checkpoint.base import (
 
 from langgraph_actionckpt.actions.reads import records_to_jsonl
 from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.settle import Resolution
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
 from langgraph_actionckpt.checkpoints.plans_write import next_version
@@ -109,15 +110,7 @@ class SyncSaverAPI:
     ) -> ActionRecord | None:
         raise NotImplementedError
 
-    def _settle_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        output: Any,
-        retry: bool,
-        note: str | None,
-        override: bool,
-    ) -> None:
+    def _settle_action(self, resolution: Resolution) -> None:
         raise NotImplementedError
 
     def list(
@@ -297,7 +290,7 @@ class SyncSaverAPI:
         """
         _check_ids(thread_id, action_id=action_id)
         self.writer.flush()
-        self._settle_action(thread_id, action_id, output, retry, note, override)
+        self._settle_action(Resolution(thread_id, action_id, output, retry, note, override))
 
 
 def _check_ids(

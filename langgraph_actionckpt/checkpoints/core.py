@@ -30,6 +30,7 @@ from langgraph_actionckpt._config import SaverOptions
 from langgraph_actionckpt.actions.reads import plan_get, plan_list
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.records import ActionQueries
+from langgraph_actionckpt.actions.settle import Resolution
 from langgraph_actionckpt.checkpoints import maintenance as m
 from langgraph_actionckpt.checkpoints.blobs import DeltaPolicy, ListCache
 from langgraph_actionckpt.checkpoints.codec import Codec, thread_key
@@ -235,21 +236,11 @@ class CheckpointStore:
 
     # ------------------------------------------------------------- maintenance
 
-    def plan_resolve(
-        self,
-        thread_id: str,
-        action_id: str,
-        output: Any,
-        retry: bool,
-        note: str | None,
-        override: bool = False,
-    ) -> Plan[None]:
+    def plan_resolve(self, resolution: Resolution) -> Plan[None]:
         """Settle an action whose outcome is unknown (``resolve_action``)."""
-        m.check_resolution(output, retry)
+        m.check_resolution(resolution)  # before the held writes are flushed
         yield from self.held.plan_flush_pending()
-        yield from m.plan_resolve(
-            self.action_queries, thread_id, action_id, output, retry, note, override
-        )
+        yield from m.plan_resolve(self.action_queries, resolution)
 
     def plan_delete_thread(self, thread_id: str) -> Plan[None]:
         """Delete a thread's rows."""

@@ -8,9 +8,9 @@ the flush plan first, so no held write lands after a delete).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from langgraph_actionckpt.actions.records import ActionQueries
+from langgraph_actionckpt.actions.settle import Resolution
 from langgraph_actionckpt.checkpoints.codec import Codec, json_text
 from langgraph_actionckpt.checkpoints.reseal import plan_reseal_copied
 from langgraph_actionckpt.checkpoints.sql import Queries
@@ -152,28 +152,21 @@ _RESOLVE = """
 """
 
 
-def check_resolution(output: Any, retry: bool) -> None:
+def check_resolution(r: Resolution) -> None:
     """Raise unless exactly one of ``output`` and ``retry`` is given."""
-    if retry == (output is not None):
+    if r.retry == (r.output is not None):
         raise ConfigurationError("resolve_action needs exactly one of output=... or retry=True")
 
 
-def plan_resolve(
-    action_queries: ActionQueries,
-    thread_id: str,
-    action_id: str,
-    output: Any,
-    retry: bool,
-    note: str | None,
-    override: bool = False,
-) -> Plan[None]:
+def plan_resolve(action_queries: ActionQueries, r: Resolution) -> Plan[None]:
     """Settle an in-flight action: completed with ``output``, or failed so it may run again.
 
     Raises:
         ConfigurationError: Neither or both of ``output`` and ``retry``, or no such action.
         OutcomeKnownError: The action completed or failed and ``override`` is false.
     """
-    check_resolution(output, retry)
+    check_resolution(r)
+    thread_id, action_id, output, retry = r.thread_id, r.action_id, r.output, r.retry
     ring = action_queries.keyring
     text = None if retry else json_text(output)
     if ring is not None and text is not None:
@@ -186,8 +179,8 @@ def plan_resolve(
         "action_id": escape_text(action_id),
         "status": "failed" if retry else "completed",
         "output": text,
-        "meta": json_text({"resolution": note or ("retry" if retry else "output given")}),
-        "override": override,
+        "meta": json_text({"resolution": r.note or ("retry" if retry else "output given")}),
+        "override": r.override,
         # a sealed output is bound to its column: it is not copied into meta
         "keep_output": ring is None,
     }

@@ -30,6 +30,7 @@ from langgraph.checkpoint.base import (
 
 from langgraph_actionckpt._saver_base import install_hooks
 from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.settle import Resolution
 from langgraph_actionckpt.actions.writer import AsyncActionWriter
 from langgraph_actionckpt.checkpoints._async_api import (
     AsyncSaverAPI,
@@ -307,22 +308,15 @@ class AsyncRemoteBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
         res = await self.channel.call("LastAction", req)
         return record_from_json(res.record) if res.HasField("record") else None
 
-    async def _settle_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        output: Any,
-        retry: bool,
-        note: str | None,
-        override: bool,
-    ) -> None:
+    async def _settle_action(self, resolution: Resolution) -> None:
+        r = resolution
         req = pb.ResolveActionRequest(
-            thread_id=thread_id,
-            action_id=action_id,
-            output_json=json_bytes(output) if output is not None else None,
-            retry=retry,
-            note=note,
-            override=override,
+            thread_id=r.thread_id,
+            action_id=r.action_id,
+            output_json=json_bytes(r.output) if r.output is not None else None,
+            retry=r.retry,
+            note=r.note,
+            override=r.override,
         )
         await self.channel.call("ResolveAction", req)
 

@@ -32,6 +32,7 @@ from langgraph.checkpoint.base import (
 
 from langgraph_actionckpt._saver_base import install_hooks
 from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.settle import Resolution
 from langgraph_actionckpt.actions.writer import SyncActionWriter
 from langgraph_actionckpt.checkpoints._sync_api import (
     ListQuery,
@@ -309,22 +310,15 @@ class SyncRemoteBody(SyncSaverAPI, BaseCheckpointSaver[str]):
         res = self.channel.call("LastAction", req)
         return record_from_json(res.record) if res.HasField("record") else None
 
-    def _settle_action(
-        self,
-        thread_id: str,
-        action_id: str,
-        output: Any,
-        retry: bool,
-        note: str | None,
-        override: bool,
-    ) -> None:
+    def _settle_action(self, resolution: Resolution) -> None:
+        r = resolution
         req = pb.ResolveActionRequest(
-            thread_id=thread_id,
-            action_id=action_id,
-            output_json=json_bytes(output) if output is not None else None,
-            retry=retry,
-            note=note,
-            override=override,
+            thread_id=r.thread_id,
+            action_id=r.action_id,
+            output_json=json_bytes(r.output) if r.output is not None else None,
+            retry=r.retry,
+            note=r.note,
+            override=r.override,
         )
         self.channel.call("ResolveAction", req)
 

@@ -57,26 +57,46 @@ from langgraph_actionckpt.service.wire import (
 
 
 class SyncRemoteChannel:
-    """A remote saver's channel to the service: its unary calls and the ``List`` stream."""
+    """A remote saver's channels to the service: its unary calls and the ``List`` stream.
+
+    One channel per replica, opened on first use. A call that finds its replica
+    unreachable moves the saver to the next one (``remote.targets``), where a
+    safe call is repeated at once (the others raise: the next call goes there).
+    """
 
     def __init__(self, remote: RemoteCore) -> None:
         self.remote = remote
-        self.channel: Any = SyncChannels.open(remote.target, remote.tls)
-        self.stub: Any = pb_grpc.CheckpointServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.channels: dict[int, Any] = {}
+        self.stubs: dict[int, Any] = {}
+
+    @property
+    def stub(self) -> Any:
+        """The stub of the replica called now."""
+        return self._stub(self.remote.targets.current)
+
+    def _stub(self, at: int) -> Any:
+        stub = self.stubs.get(at)
+        if stub is None:
+            remote = self.remote
+            channel = self.channels[at] = SyncChannels.open(remote.targets.all[at], remote.tls)
+            stub = self.stubs[at] = pb_grpc.CheckpointServiceStub(channel)  # type: ignore[no-untyped-call]
+        return stub
 
     def call(self, name: str, request: Any, config: Any = None) -> Any:
-        """One unary call with a deadline; safe calls are retried with backoff."""
+        """One unary call with a deadline; safe calls are retried (on the next replica at once)."""
         remote = self.remote
         attempt = 0
         while True:
             attempt += 1
+            at = remote.targets.current
             try:
-                return getattr(self.stub, name)(
+                return getattr(self._stub(at), name)(
                     request, timeout=remote.timeout, metadata=remote.call_metadata
                 )
             except grpc.RpcError as error:
+                moved = remote.targets.fail_over(at, error)
                 if remote.retryable(name, error, attempt):
-                    sleep(remote.retry_delay(attempt))
+                    sleep(remote.retry_delay(attempt, moved))
                     continue
                 raise remote.error(name, error, config) from None
 
@@ -87,8 +107,9 @@ class SyncRemoteChannel:
         while True:
             attempt += 1
             got = 0
+            at = remote.targets.current
             try:
-                stream = self.stub.List(
+                stream = self._stub(at).List(
                     request, timeout=remote.timeout, metadata=remote.call_metadata
                 )
                 for msg in stream:
@@ -96,14 +117,18 @@ class SyncRemoteChannel:
                     yield msg
                 return
             except grpc.RpcError as error:
+                moved = remote.targets.fail_over(at, error)
                 if got == 0 and remote.retryable("List", error, attempt):
-                    sleep(remote.retry_delay(attempt))
+                    sleep(remote.retry_delay(attempt, moved))
                     continue
                 raise remote.error("List", error, config) from None
 
     def close(self) -> None:
-        """Close the channel."""
-        self.channel.close()
+        """Close the channels."""
+        for channel in self.channels.values():
+            channel.close()
+        self.channels.clear()
+        self.stubs.clear()
 
 
 class SyncRemoteBody(SyncSaverAPI, BaseCheckpointSaver[str]):
@@ -112,7 +137,7 @@ class SyncRemoteBody(SyncSaverAPI, BaseCheckpointSaver[str]):
     The public saver subclasses it and provides its action writer (:meth:`_open_writer`).
     """
 
-    def __init__(self, target: str, **options: Any) -> None:
+    def __init__(self, target: str | Sequence[str], **options: Any) -> None:
         remote = self.remote = RemoteCore(target, **options)
         super().__init__(serde=remote.serde)
         install_hooks(remote.replay)
@@ -138,12 +163,19 @@ class SyncRemoteBody(SyncSaverAPI, BaseCheckpointSaver[str]):
     @classmethod
     @contextmanager
     def from_target(
-        cls, target: str, token: str | None = None, *, setup: bool = False, **options: Any
+        cls,
+        target: str | Sequence[str],
+        token: str | None = None,
+        *,
+        setup: bool = False,
+        **options: Any,
     ) -> Iterator[Self]:
-        """A remote saver of the service at ``target``; closing it closes its channel.
+        """A remote saver of the service at ``target``; closing it closes its channels.
 
         Args:
-            target: ``host:port`` of the service.
+            target: ``host:port`` of the service, or of its replicas (a sequence,
+                or separated by commas): a call that finds one unreachable goes on
+                to the next.
             token: The bearer token (None for an open service).
             setup: Call :meth:`setup` first (checks reachability and the protocol).
             **options: See :class:`RemoteCore` (``tls``, ``timeout``, ``retries``...).

@@ -1,71 +1,121 @@
-"""The service's leases: one holder per thread, with a fencing token.
+"""The service's leases: rows of ``{schema}.leases``, shared by every replica of a database.
 
 A worker takes a thread's lease with ``AcquireLease`` (a holder id of its own
-and a time to live), renews it, and gives it back. Every takeover by another
-holder raises the token; a write that carries an older token is refused with
-``FAILED_PRECONDITION`` and nothing stored. The table lives in the server's
-memory (one server per database: the tokens start from the server's start
-time in milliseconds, so a restarted server never hands out an older token).
+and a time to live), renews it and gives it back; the service runs the lease
+statements of ``db/fence.py`` on the tenant's saver. Every takeover by another
+holder raises the token. Since the leases live in the database, several
+``actionckpt serve`` processes on one database share them, and a restarted
+one keeps them. Only the expiry frees a lease (``direct=False``): the backend
+that runs the statement is the service's, not the worker's, exactly as
+through a pooler.
+
+A write that carries a token is fenced by the database. While the request
+runs, :class:`ServiceLeases` (the tenant saver's lease keeper) holds the
+request's token for the thread, so the saver's statement that stores the
+checkpoint or the writes checks ``{schema}.fenced(thread, token)`` itself: a
+stale token fails it with nothing stored (``FAILED_PRECONDITION``). Requests
+of one thread carrying different tokens take turns in a replica (each is
+fenced with its own token); those carrying the same token run together.
+Another write of that thread during a turn (an action row) is fenced with the
+turn's token as well.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 
-__all__ = ["LeaseTable"]
+from langgraph_actionckpt.aio import AsyncActionSaver
+from langgraph_actionckpt.db.encoding import escape_text
+from langgraph_actionckpt.db.fence import (
+    HeldLease,
+    LeaseKeeper,
+    plan_acquire,
+    plan_release,
+    plan_renew,
+)
+
+__all__ = ["ServiceLeases"]
 
 
 @dataclass(slots=True)
-class _Lease:
-    holder: str
+class _Turn:
+    """The requests of one token writing a thread now."""
+
     token: int
-    expires: float
+    users: int = 0
+    done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-class LeaseTable:
-    """Leases by (schema, thread id)."""
+class ServiceLeases(LeaseKeeper):
+    """The leases of one tenant schema, and the fencing tokens of its saver's writes.
 
-    def __init__(self) -> None:
-        self._leases: dict[tuple[str, str], _Lease] = {}
-        self._next = int(time.time() * 1000)
-        self._lock = threading.Lock()
+    It is the saver's lease keeper (``saver.leases``): the saver asks it for
+    the token of a thread it writes (see ``checkpoints/fencing.py``), and it
+    answers with the token of the request writing that thread now. It takes
+    no lease of its own: its holders are the remote workers.
 
-    def acquire(self, schema: str, thread_id: str, holder: str, ttl: float) -> int | None:
-        """The fencing token, or None while another live holder has the lease."""
-        now = time.monotonic()
-        with self._lock:
-            lease = self._leases.get((schema, thread_id))
-            if lease is not None and lease.holder == holder:
-                lease.expires = now + ttl
-                return lease.token
-            if lease is not None and lease.expires > now:
-                return None
-            self._next += 1
-            self._leases[(schema, thread_id)] = _Lease(holder, self._next, now + ttl)
-            return self._next
+    Args:
+        saver: The tenant's saver (its driver runs the lease statements).
+    """
 
-    def renew(self, schema: str, thread_id: str, holder: str, token: int, ttl: float) -> bool:
+    def __init__(self, saver: AsyncActionSaver) -> None:
+        super().__init__(str(saver.conninfo or ""), saver.schema, mode="error")
+        self.saver = saver
+        self._turns: dict[str, _Turn] = {}
+        saver.leases = self
+
+    async def take(self, thread_id: str, holder: str, ttl: float) -> int | None:
+        """The fencing token of ``holder``'s lease, or None while another live holder has it."""
+        stored = escape_text(thread_id)
+        q = self.queries
+        token: int | None = await self.saver.driver.run(
+            lambda: plan_acquire(q, stored, holder, ttl, False)
+        )
+        return token
+
+    async def renew(self, thread_id: str, holder: str, token: int, ttl: float) -> bool:
         """Push the expiry forward; False when the lease was taken over."""
-        with self._lock:
-            lease = self._leases.get((schema, thread_id))
-            if lease is None or lease.holder != holder or lease.token != token:
-                return False
-            lease.expires = time.monotonic() + ttl
-            return True
+        stored = escape_text(thread_id)
+        q = self.queries
+        ok: bool = await self.saver.driver.run(
+            lambda: plan_renew(q, stored, holder, token, ttl, False)
+        )
+        return ok
 
-    def release(self, schema: str, thread_id: str, holder: str, token: int) -> bool:
-        """Give the lease up; False when it was no longer this holder's."""
-        with self._lock:
-            lease = self._leases.get((schema, thread_id))
-            if lease is None or lease.holder != holder or lease.token != token:
-                return False
-            del self._leases[(schema, thread_id)]
-            return True
+    async def give_back(self, thread_id: str, holder: str, token: int) -> bool:
+        """Give the lease up; False when it was no longer ``holder``'s."""
+        stored = escape_text(thread_id)
+        q = self.queries
+        ok: bool = await self.saver.driver.run(lambda: plan_release(q, stored, holder, token))
+        return ok
 
-    def current(self, schema: str, thread_id: str) -> int | None:
-        """The thread's current token (also of an expired lease not yet taken over)."""
-        with self._lock:
-            lease = self._leases.get((schema, thread_id))
-            return None if lease is None else lease.token
+    @asynccontextmanager
+    async def fenced(self, thread_id: str, token: int) -> AsyncIterator[None]:
+        """Fence the saver's writes of ``thread_id`` with ``token`` while the block runs.
+
+        Waits for the requests of another token on the thread to end first. When
+        the last request of a turn ends, writes of the thread still held by the
+        saver are dropped: they belong to a request that failed (a request that
+        succeeded stored its own before it answered), and its client repeats it.
+        """
+        stored = escape_text(thread_id)
+        turn = self._turns.get(stored)
+        while turn is not None and turn.token != token:
+            await turn.done.wait()
+            turn = self._turns.get(stored)
+        if turn is None:
+            turn = self._turns[stored] = _Turn(token)
+            self._held[stored] = HeldLease(token)
+        turn.users += 1
+        try:
+            yield
+        finally:
+            turn.users -= 1
+            if turn.users == 0:
+                del self._turns[stored]
+                self._held.pop(stored, None)
+                self.saver.store.held.pending.take_all(stored)
+                turn.done.set()

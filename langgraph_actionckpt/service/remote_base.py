@@ -27,12 +27,12 @@ from langgraph_actionckpt._limits import LEASE_TIMEOUT
 from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
+from langgraph_actionckpt.service.remote_channels import FAILOVER, Targets
 from langgraph_actionckpt.service.remote_lease import RemoteLeaseKeeper
 from langgraph_actionckpt.service.wire import PROTOCOL_HEADER, PROTOCOL_VERSION
 
 __all__ = ["RemoteCore", "asleep", "run_config", "sleep"]
 
-RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 SAFE_CALLS = frozenset(
     {
         "Handshake",
@@ -53,7 +53,8 @@ SAFE_CALLS = frozenset(
         "ReleaseLease",
     }
 )
-"""Calls repeated after a lost connection: repeating them stores nothing twice."""
+"""Calls repeated after a lost connection (on the same replica or the next one): a read, or a
+write keyed so that storing it twice stores it once."""
 
 sleep = time.sleep
 asleep = asyncio.sleep
@@ -63,12 +64,15 @@ class RemoteCore:
     """A remote saver's settings, its held writes, and the errors and retries of its calls.
 
     Args:
-        target: The service's ``host:port``.
+        target: The service's ``host:port``; or its replicas' (a sequence, or
+            separated by commas): calls go to one until it is unreachable, then
+            to the next (see :class:`~.remote_channels.Targets`).
         token: The bearer token (a tenant's), or None for an open service.
         tls: ``False`` (plain), ``True`` (system roots), or the root certificate
             (a path, or PEM bytes) the server's certificate is checked against.
         timeout: The deadline of every call, in seconds.
-        retries: Attempts a safe call gets when the service is unreachable.
+        retries: Attempts a safe call gets when the service is unreachable (one
+            more per further replica).
         backoff: The first retry's delay; each next one doubles (with jitter).
         serde: The serializer (default: the savers' strict msgpack one).
         replay: Serve logged LLM/tool calls after a crash (the replay hooks).
@@ -93,7 +97,7 @@ class RemoteCore:
 
     def __init__(
         self,
-        target: str,
+        target: str | Sequence[str],
         *,
         token: str | None = None,
         tls: bool | str | Path | bytes = False,
@@ -118,7 +122,7 @@ class RemoteCore:
                 "the checkpoint service does not offer reuse"
             )
         self.serde = serde or default_serde()  # the saver's first serializer
-        self.target = target
+        self.targets = Targets(target)
         self.tls = tls
         self.timeout = timeout
         self.retries = max(retries, 1)
@@ -140,12 +144,22 @@ class RemoteCore:
         self.lease_keeper: RemoteLeaseKeeper | None = None
         if lease != "off":
             self.lease_keeper = RemoteLeaseKeeper(
-                target, tls, self.call_metadata, mode=lease, timeout=lease_timeout, ttl=lease_ttl
+                self.targets,
+                tls,
+                self.call_metadata,
+                mode=lease,
+                timeout=lease_timeout,
+                ttl=lease_ttl,
             )
         self.defer_writes = defer_writes
         self.writer_interval = writer_interval
         self._held: dict[tuple[str, str], list[tuple[float, Any]]] = {}
         self._held_lock = threading.Lock()
+
+    @property
+    def target(self) -> str:
+        """The replica called now (``host:port``)."""
+        return self.targets.all[self.targets.current]
 
     def fence(self, config: RunnableConfig) -> Any:
         """The fence of a write: the held lease's token of its thread (None: no lease)."""
@@ -193,11 +207,15 @@ class RemoteCore:
 
     # ------------------------------------------------------------- errors
 
-    def retry_delay(self, attempt: int) -> float:
+    def retry_delay(self, attempt: int, moved: bool = False) -> float:
+        """Seconds before the next attempt: none on a replica not yet tried in this round."""
+        if moved and attempt % len(self.targets.all):
+            return 0.0
         return float(self.backoff * (2 ** (attempt - 1)) * (0.5 + random.random()))
 
     def retryable(self, name: str, error: grpc.RpcError, attempt: int) -> bool:
-        return name in SAFE_CALLS and attempt < self.retries and error.code() in RETRYABLE
+        tries = self.retries + len(self.targets.all) - 1
+        return name in SAFE_CALLS and attempt < tries and error.code() in FAILOVER
 
     def error(self, name: str, error: grpc.RpcError, config: Any = None) -> Exception:
         code = error.code()

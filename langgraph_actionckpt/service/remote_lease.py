@@ -7,7 +7,11 @@ action), renews it every ``ttl / 3`` seconds, and sends its fencing token with
 every ``Put``/``PutWrites`` of that thread: once another worker has taken the
 thread over (this worker stalled past the ttl, or its process died), this
 worker's writes are refused with ``LeaseLostError`` and nothing of them is
-stored. The keeper uses a sync channel of its own, so both worlds share it.
+stored. The keeper uses sync channels of its own, so both worlds share it. The
+leases live in the service's database, so every replica of the service sees
+the same ones: a lease call that finds its replica unreachable is repeated on
+the next one (taking or renewing a lease of one's own again returns the same
+token).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from langgraph_actionckpt.db.fence import HeldLease, HeldLeases
 from langgraph_actionckpt.errors import LeaseLostError, ServiceError, ThreadBusyError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
-from langgraph_actionckpt.service.remote_channels import SyncChannels
+from langgraph_actionckpt.service.remote_channels import SyncChannels, Targets
 
 __all__ = ["RemoteLeaseKeeper"]
 
@@ -38,7 +42,7 @@ class RemoteLeaseKeeper(HeldLeases):
     """The service leases one remote saver holds.
 
     Args:
-        target: The service.
+        targets: The service's replicas (shared with the saver: they move together).
         tls: As for the saver.
         metadata: The saver's call metadata (protocol version, token, tenant).
         mode: ``wait`` (poll until free or ``timeout``) or ``error`` (raise at once).
@@ -51,7 +55,7 @@ class RemoteLeaseKeeper(HeldLeases):
 
     def __init__(
         self,
-        target: str,
+        targets: Targets,
         tls: bool | str | Path | bytes,
         metadata: tuple[tuple[str, str], ...],
         *,
@@ -61,11 +65,11 @@ class RemoteLeaseKeeper(HeldLeases):
         deadline: float = 10.0,
     ) -> None:
         super().__init__(mode=mode, timeout=timeout, ttl=ttl)
-        self.target = target
+        self.targets = targets
+        self.tls = tls
         self.deadline = deadline
         self.metadata = metadata
-        self._channel = SyncChannels.open(target, tls)
-        self._stub: Any = pb_grpc.CheckpointServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._channels: dict[int, grpc.Channel] = {}
         self._lock = threading.Lock()
 
     def acquire(self, thread_id: str) -> bool:
@@ -116,8 +120,10 @@ class RemoteLeaseKeeper(HeldLeases):
         return await asyncio.to_thread(self.acquire, thread_id)
 
     def _close_io(self) -> None:
-        with contextlib.suppress(Exception):
-            self._channel.close()
+        for channel in self._channels.values():
+            with contextlib.suppress(Exception):
+                channel.close()
+        self._channels.clear()
 
     def renew_now(self) -> None:
         """Renew every held lease once (the heartbeat's step)."""
@@ -135,14 +141,33 @@ class RemoteLeaseKeeper(HeldLeases):
             except ServiceError as error:  # not lost yet: the fence decides
                 logger.warning("lease heartbeat for thread %r failed: %s", thread_id, error)
 
+    def _stub(self, at: int) -> Any:
+        with self._lock:
+            channel = self._channels.get(at)
+            if channel is None:
+                channel = SyncChannels.open(self.targets.all[at], self.tls)
+                self._channels[at] = channel
+        return pb_grpc.CheckpointServiceStub(channel)  # type: ignore[no-untyped-call]
+
     def _call(self, name: str, request: Any) -> Any:
-        try:
-            return getattr(self._stub, name)(request, timeout=self.deadline, metadata=self.metadata)
-        except grpc.RpcError as error:
-            details = error.details() or ""
-            if error.code() == grpc.StatusCode.FAILED_PRECONDITION and "lease on thread" in details:
-                raise LeaseLostError(request.thread_id, getattr(request, "token", None)) from None
-            code = error.code()
-            raise ServiceError(
-                code.name if code is not None else "UNKNOWN", f"{name}: {details}", self.target
-            ) from None
+        for _ in self.targets.all:  # each replica once at most
+            at = self.targets.current
+            try:
+                return getattr(self._stub(at), name)(
+                    request, timeout=self.deadline, metadata=self.metadata
+                )
+            except grpc.RpcError as error:
+                if self.targets.fail_over(at, error):
+                    failed = error
+                    continue
+                raise self._error(name, request, error, at) from None
+        raise self._error(name, request, failed, at) from None
+
+    def _error(self, name: str, request: Any, error: grpc.RpcError, at: int) -> Exception:
+        details = error.details() or ""
+        if error.code() == grpc.StatusCode.FAILED_PRECONDITION and "lease on thread" in details:
+            return LeaseLostError(request.thread_id, getattr(request, "token", None))
+        code = error.code()
+        return ServiceError(
+            code.name if code is not None else "UNKNOWN", f"{name}: {details}", self.targets.all[at]
+        )

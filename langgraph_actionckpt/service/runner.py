@@ -38,7 +38,6 @@ from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service.cold import ColdTier
 from langgraph_actionckpt.service.guard import generic_handler
-from langgraph_actionckpt.service.leases import LeaseTable
 from langgraph_actionckpt.service.servicer import CheckpointServicer
 from langgraph_actionckpt.service.tenants import Tenant, Tenants, load_tokens
 from langgraph_actionckpt.service.wire import PassThroughSerde
@@ -160,7 +159,7 @@ class Server:
                 ],
             )
             cold = ColdTier(o.cold_url, o.cold_options) if o.cold_url else None
-            servicer = CheckpointServicer(savers.get, tenants, LeaseTable(), cold)
+            servicer = CheckpointServicer(savers.get, tenants, cold)
             server.add_generic_rpc_handlers(
                 (generic_handler(servicer, SERVICE, servicer.authenticate),)
             )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -33,7 +34,7 @@ from langgraph_actionckpt.service.checks import (
 )
 from langgraph_actionckpt.service.cold import ColdTier
 from langgraph_actionckpt.service.guard import LogLimiter, NotFound, Refused, ours, status
-from langgraph_actionckpt.service.leases import LeaseTable
+from langgraph_actionckpt.service.leases import ServiceLeases
 from langgraph_actionckpt.service.tenants import Tenant, Tenants
 from langgraph_actionckpt.service.wire import (
     PROTOCOL_HEADER,
@@ -61,16 +62,15 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
     Args:
         savers: The saver serving a schema (made and migrated by the server on first use).
         tenants: Who a bearer token is.
-        leases: The lease table.
         cold: The cold tier (archived threads are restored before a call names them).
         log: Where a failure that is not a refusal of ours goes (once per kind a minute).
     """
 
     savers: Callable[[str], Awaitable[AsyncActionSaver]]
     tenants: Tenants
-    leases: LeaseTable
     cold: ColdTier | None = None
     log: LogLimiter = field(default_factory=LogLimiter)
+    _leases: dict[str, ServiceLeases] = field(default_factory=dict, init=False)
 
     # ------------------------------------------------------------ plumbing
 
@@ -136,11 +136,20 @@ class _Calls(pb_grpc.CheckpointServiceServicer):
             self.log.exception(exc, f"{code.name} in a service call")
         await context.abort(code, message)
 
-    def _fence(self, tenant: Tenant, thread_id: str, msg: pb.Fence, has: bool) -> None:
+    def leases(self, saver: AsyncActionSaver) -> ServiceLeases:
+        """The leases of a tenant's schema (``{schema}.leases``, see ``service/leases.py``)."""
+        found = self._leases.get(saver.schema)
+        if found is None or found.saver is not saver:
+            found = self._leases[saver.schema] = ServiceLeases(saver)
+        return found
+
+    def _fenced(
+        self, saver: AsyncActionSaver, thread_id: str, msg: pb.Fence, has: bool
+    ) -> AbstractAsyncContextManager[None]:
+        """While it runs, the saver's writes of the thread check the request's token."""
         if not has:
-            return
-        if self.leases.current(tenant.schema, thread_id) != msg.token:
-            raise LeaseLostError(thread_id, msg.token)
+            return nullcontext()
+        return self.leases(saver).fenced(thread_id, msg.token)
 
     # ------------------------------------------------------------ handshake
 
@@ -193,33 +202,38 @@ class _CheckpointCalls(_Calls):
     async def Put(self, request: pb.PutRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _thread(request.config).thread_id
-            self._fence(tenant, thread, request.fence, request.HasField("fence"))
             config = _with_run_config(wire, wire.config(request.config), request.run_config)
             checkpoint = wire.checkpoint(request.checkpoint, raw_values=True)
             metadata = wire.mapping(request.metadata, "metadata")
             versions = wire.mapping(request.new_versions, "new_versions")
+            fenced = request.HasField("fence")
             for held in request.writes:  # held by the saver: stored with the checkpoint
                 if _thread(held.config).thread_id != thread:
                     raise ConfigurationError("a put carries writes of another thread")
-                await self._put_writes(tenant, saver, wire, held)
-            out = await saver.aput(config, checkpoint, metadata, versions)  # type: ignore[arg-type]
+                token = held.fence.token if held.HasField("fence") else None
+                if token is not None and (not fenced or token != request.fence.token):
+                    raise LeaseLostError(thread, token)  # written under a lease since lost
+            async with self._fenced(saver, thread, request.fence, fenced):
+                for held in request.writes:
+                    await self._put_writes(saver, wire, held)
+                out = await saver.aput(config, checkpoint, metadata, versions)  # type: ignore[arg-type]
             return pb.PutResponse(config=wire.config_msg(out))
 
         return await self._call(context, True, fn, (request.config.thread_id,))
 
     async def PutWrites(self, request: pb.PutWritesRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
-            await self._put_writes(tenant, saver, wire, request)
-            await saver.aflush_writes()  # acknowledged means committed
+            thread = _thread(request.config).thread_id
+            async with self._fenced(saver, thread, request.fence, request.HasField("fence")):
+                await self._put_writes(saver, wire, request)
+                await saver.aflush_writes()  # acknowledged means committed
             return pb.Empty()
 
         return await self._call(context, True, fn, (request.config.thread_id,))
 
     async def _put_writes(
-        self, tenant: Tenant, saver: AsyncActionSaver, wire: Wire, request: pb.PutWritesRequest
+        self, saver: AsyncActionSaver, wire: Wire, request: pb.PutWritesRequest
     ) -> None:
-        thread = _thread(request.config).thread_id
-        self._fence(tenant, thread, request.fence, request.HasField("fence"))
         if not request.config.checkpoint_id:
             raise ConfigurationError("put_writes needs a checkpoint_id")
         config = _with_run_config(wire, wire.config(request.config), request.run_config)
@@ -421,31 +435,28 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
             check_threads((thread,))
             holder = _required(request.holder, "holder")
             ttl = _ttl(request.ttl_seconds)
-            token = self.leases.acquire(tenant.schema, thread, holder, ttl)
+            token = await self.leases(saver).take(thread, holder, ttl)
             return pb.LeaseResponse(held=token is not None, token=token or 0)
 
         return await self._call(context, True, fn)
 
     async def RenewLease(self, request: pb.RenewLeaseRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
-            ok = self.leases.renew(
-                tenant.schema,
-                request.thread_id,
-                request.holder,
-                request.token,
-                _ttl(request.ttl_seconds),
-            )
+            thread = _required(request.thread_id, "thread_id")
+            check_threads((thread,))
+            ttl = _ttl(request.ttl_seconds)
+            ok = await self.leases(saver).renew(thread, request.holder, request.token, ttl)
             if not ok:
-                raise LeaseLostError(request.thread_id, request.token)
+                raise LeaseLostError(thread, request.token)
             return pb.LeaseResponse(held=True, token=request.token)
 
         return await self._call(context, True, fn)
 
     async def ReleaseLease(self, request: pb.ReleaseLeaseRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
-            ok = self.leases.release(
-                tenant.schema, request.thread_id, request.holder, request.token
-            )
+            thread = _required(request.thread_id, "thread_id")
+            check_threads((thread,))
+            ok = await self.leases(saver).give_back(thread, request.holder, request.token)
             return pb.LeaseResponse(held=False, token=request.token if ok else 0)
 
         return await self._call(context, True, fn)

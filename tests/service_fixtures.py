@@ -130,7 +130,7 @@ class Replicas:
 
 
 def replicas(dsn: str, tmp: Path, n: int = 2, tenants: int = 16) -> Iterator[Replicas]:
-    """``n`` service processes on one database, started one after the other; schemas dropped after."""
+    """``n`` service processes on one database, started in turn; their schemas dropped after."""
     tokens = token_file(tmp / "tokens.txt", tenants)
     running = Replicas([Replica(dsn, tmp / "tokens.txt") for _ in range(n)], tokens)
     try:

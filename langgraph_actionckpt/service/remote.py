@@ -25,10 +25,13 @@ class RemoteActionSaver(SyncRemoteBody):
     Build it with :meth:`from_target` (a context manager); ``setup()`` checks
     that the service is reachable and compatible. Every call has a deadline
     (``timeout``); calls that are safe to repeat are retried with backoff
-    while the service is unreachable. Async methods run in worker threads.
+    while the service is unreachable. Given several replicas of the service
+    (on one database), it calls one until it is unreachable, then the next.
+    Async methods run in worker threads.
 
     Args:
-        target: ``host:port`` of the service.
+        target: ``host:port`` of the service, or of its replicas (a sequence, or
+            separated by commas: ``"10.0.0.1:50051,10.0.0.2:50052"``).
         token: A bearer token of the service's token file (None: open service).
         tls: ``False``, ``True`` (system roots) or the root certificate to trust.
         timeout: Deadline of every call (seconds).

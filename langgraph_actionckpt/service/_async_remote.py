@@ -15,6 +15,7 @@ action rows' background writer) and ``lease_keeper`` (the service's leases).
 from __future__ import annotations
 
 import builtins
+import threading
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -66,6 +67,7 @@ class AsyncRemoteChannel:
         self.remote = remote
         self.channels: dict[int, Any] = {}
         self.stubs: dict[int, Any] = {}
+        self._opening = threading.Lock()  # the sync saver is called from several threads
 
     @property
     def stub(self) -> Any:
@@ -75,9 +77,13 @@ class AsyncRemoteChannel:
     def _stub(self, at: int) -> Any:
         stub = self.stubs.get(at)
         if stub is None:
-            remote = self.remote
-            channel = self.channels[at] = AsyncChannels.open(remote.targets.all[at], remote.tls)
-            stub = self.stubs[at] = pb_grpc.CheckpointServiceStub(channel)  # type: ignore[no-untyped-call]
+            with self._opening:
+                stub = self.stubs.get(at)
+                if stub is None:
+                    remote = self.remote
+                    channel = AsyncChannels.open(remote.targets.all[at], remote.tls)
+                    self.channels[at] = channel
+                    stub = self.stubs[at] = pb_grpc.CheckpointServiceStub(channel)  # type: ignore[no-untyped-call]
         return stub
 
     async def call(self, name: str, request: Any, config: Any = None) -> Any:

@@ -17,6 +17,7 @@ action rows' background writer) and ``lease_keeper`` (the service's leases).
 from __future__ import annotations
 
 import builtins
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -68,6 +69,7 @@ class SyncRemoteChannel:
         self.remote = remote
         self.channels: dict[int, Any] = {}
         self.stubs: dict[int, Any] = {}
+        self._opening = threading.Lock()  # the sync saver is called from several threads
 
     @property
     def stub(self) -> Any:
@@ -77,9 +79,13 @@ class SyncRemoteChannel:
     def _stub(self, at: int) -> Any:
         stub = self.stubs.get(at)
         if stub is None:
-            remote = self.remote
-            channel = self.channels[at] = SyncChannels.open(remote.targets.all[at], remote.tls)
-            stub = self.stubs[at] = pb_grpc.CheckpointServiceStub(channel)  # type: ignore[no-untyped-call]
+            with self._opening:
+                stub = self.stubs.get(at)
+                if stub is None:
+                    remote = self.remote
+                    channel = SyncChannels.open(remote.targets.all[at], remote.tls)
+                    self.channels[at] = channel
+                    stub = self.stubs[at] = pb_grpc.CheckpointServiceStub(channel)  # type: ignore[no-untyped-call]
         return stub
 
     def call(self, name: str, request: Any, config: Any = None) -> Any:

@@ -46,6 +46,7 @@ class _Turn:
 
     token: int
     users: int = 0
+    failed: bool = False
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -97,9 +98,10 @@ class ServiceLeases(LeaseKeeper):
         """Fence the saver's writes of ``thread_id`` with ``token`` while the block runs.
 
         Waits for the requests of another token on the thread to end first. When
-        the last request of a turn ends, writes of the thread still held by the
-        saver are dropped: they belong to a request that failed (a request that
-        succeeded stored its own before it answered), and its client repeats it.
+        the last request of a turn ends and one of them failed, writes of the
+        thread still held by the saver are dropped: they are that request's (one
+        that succeeded stored its own before it answered), its client repeats
+        it, and stored later they would no longer be fenced.
         """
         stored = escape_text(thread_id)
         turn = self._turns.get(stored)
@@ -112,10 +114,14 @@ class ServiceLeases(LeaseKeeper):
         turn.users += 1
         try:
             yield
+        except BaseException:
+            turn.failed = True
+            raise
         finally:
             turn.users -= 1
             if turn.users == 0:
                 del self._turns[stored]
                 self._held.pop(stored, None)
-                self.saver.store.held.pending.take_all(stored)
+                if turn.failed:
+                    self.saver.store.held.pending.take_all(stored)
                 turn.done.set()

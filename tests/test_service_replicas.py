@@ -28,11 +28,13 @@ from psycopg import sql
 from examples.fake_openai.models import ScriptedChatModel
 from langgraph_actionckpt import (
     ActionCallbackHandler,
+    ActionSaver,
     AsyncActionCallbackHandler,
     AsyncRemoteActionSaver,
     RemoteActionSaver,
     ThreadBusyError,
 )
+from langgraph_actionckpt.db import lease
 from langgraph_actionckpt.errors import LeaseLostError
 from langgraph_actionckpt.replay import _async_log, _sync_log
 
@@ -87,6 +89,41 @@ def test_a_lease_taken_through_one_replica_is_refused_through_the_other(group: R
         assert not b.release_lease("t", "worker-2", first)  # not worker-2's to give back
         assert a.release_lease("t", "worker-1", first)
         assert b.acquire_lease("t", "worker-2", ttl=30) == first + 1  # free now: taken over
+
+
+def test_a_lease_is_seen_across_replicas_async(group: Replicas) -> None:
+    token, _, _ = group.tenant()
+    one, two = group.all
+
+    async def main() -> None:
+        async with (
+            AsyncRemoteActionSaver.from_target(one.target, token, setup=True) as a,
+            AsyncRemoteActionSaver.from_target(two.target, token, setup=True) as b,
+        ):
+            first = await a.aacquire_lease("t", "worker-1", ttl=30)
+            assert first is not None
+            assert await b.aacquire_lease("t", "worker-2", ttl=30) is None
+            assert await b.arelease_lease("t", "worker-1", first)  # given back through B
+            assert await a.aacquire_lease("t", "worker-2", ttl=30) == first + 1
+
+    asyncio.run(main())
+
+
+def test_the_service_and_a_direct_saver_share_the_leases(group: Replicas) -> None:
+    """The service's leases are the database's: a direct saver on the schema sees them."""
+    token, _, schema = group.tenant()
+    dsn = group.all[0].dsn
+    with (
+        RemoteActionSaver.from_target(group.all[1].target, token, setup=True) as remote,
+        ActionSaver.from_conn_string(dsn, schema=schema, lease="error") as direct,
+    ):
+        held = remote.acquire_lease("shared", "remote-worker", ttl=30)
+        assert held is not None
+        with pytest.raises(ThreadBusyError):
+            lease.acquire(direct, "shared")
+        assert remote.release_lease("shared", "remote-worker", held)
+        assert lease.acquire(direct, "shared")  # free: taken over by the direct saver
+        assert remote.acquire_lease("shared", "remote-worker", ttl=30) is None
 
 
 def test_a_stale_token_is_refused_through_the_other_replica(group: Replicas) -> None:

@@ -1,5 +1,8 @@
 """The service's leases: rows of ``{schema}.leases``, shared by every replica of a database.
 
+Thread ids and holders are stored escaped, as every table stores ids
+(``db/encoding.py``), so a direct saver's lease on a thread is the same row.
+
 A worker takes a thread's lease with ``AcquireLease`` (a holder id of its own
 and a time to live), renews it and gives it back; the service runs the lease
 statements of ``db/fence.py`` on the tenant's saver. Every takeover by another
@@ -26,6 +29,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 from langgraph_actionckpt.aio import AsyncActionSaver
 from langgraph_actionckpt.db.encoding import escape_text
@@ -68,29 +72,47 @@ class ServiceLeases(LeaseKeeper):
         self._turns: dict[str, _Turn] = {}
         saver.leases = self
 
+    def mark_lost(self, thread_id: str, token: int) -> bool:
+        """Note that the fence refused ``token`` on ``thread_id`` (no log: the client is told)."""
+        held = self._held.get(thread_id)
+        if held is None or held.token != token or held.lost:
+            return False
+        held.lost = True
+        return True
+
+    async def flush(self, thread_id: str) -> None:
+        """Store the writes the saver holds for ``thread_id`` now, fenced by the turn's token.
+
+        Raises:
+            LeaseLostError: The fence refused the token (nothing of them stored).
+        """
+        stored, saver = escape_text(thread_id), self.saver
+        await saver.runner.run_fenced(partial(saver.store.held.plan_flush_pending, stored))
+        self.token(stored)  # raises when a flush of the writer's own took them and was refused
+
     async def take(self, thread_id: str, holder: str, ttl: float) -> int | None:
         """The fencing token of ``holder``'s lease, or None while another live holder has it."""
-        stored = escape_text(thread_id)
+        stored, who = escape_text(thread_id), escape_text(holder)
         q = self.queries
         token: int | None = await self.saver.driver.run(
-            lambda: plan_acquire(q, stored, holder, ttl, False)
+            lambda: plan_acquire(q, stored, who, ttl, False)
         )
         return token
 
     async def renew(self, thread_id: str, holder: str, token: int, ttl: float) -> bool:
         """Push the expiry forward; False when the lease was taken over."""
-        stored = escape_text(thread_id)
+        stored, who = escape_text(thread_id), escape_text(holder)
         q = self.queries
         ok: bool = await self.saver.driver.run(
-            lambda: plan_renew(q, stored, holder, token, ttl, False)
+            lambda: plan_renew(q, stored, who, token, ttl, False)
         )
         return ok
 
     async def give_back(self, thread_id: str, holder: str, token: int) -> bool:
         """Give the lease up; False when it was no longer ``holder``'s."""
-        stored = escape_text(thread_id)
+        stored, who = escape_text(thread_id), escape_text(holder)
         q = self.queries
-        ok: bool = await self.saver.driver.run(lambda: plan_release(q, stored, holder, token))
+        ok: bool = await self.saver.driver.run(lambda: plan_release(q, stored, who, token))
         return ok
 
     @asynccontextmanager

@@ -224,9 +224,14 @@ class _CheckpointCalls(_Calls):
     async def PutWrites(self, request: pb.PutWritesRequest, context: Context) -> Any:
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _thread(request.config).thread_id
-            async with self._fenced(saver, thread, request.fence, request.HasField("fence")):
+            if not request.HasField("fence"):
                 await self._put_writes(saver, wire, request)
                 await saver.aflush_writes()  # acknowledged means committed
+                return pb.Empty()
+            leases = self.leases(saver)
+            async with leases.fenced(thread, request.fence.token):
+                await self._put_writes(saver, wire, request)
+                await leases.flush(thread)  # a stale token: refused, nothing stored
             return pb.Empty()
 
         return await self._call(context, True, fn, (request.config.thread_id,))
@@ -433,7 +438,7 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _required(request.thread_id, "thread_id")
             check_threads((thread,))
-            holder = _required(request.holder, "holder")
+            holder = _holder(request.holder)
             ttl = _ttl(request.ttl_seconds)
             token = await self.leases(saver).take(thread, holder, ttl)
             return pb.LeaseResponse(held=token is not None, token=token or 0)
@@ -445,7 +450,8 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
             thread = _required(request.thread_id, "thread_id")
             check_threads((thread,))
             ttl = _ttl(request.ttl_seconds)
-            ok = await self.leases(saver).renew(thread, request.holder, request.token, ttl)
+            holder = _holder(request.holder)
+            ok = await self.leases(saver).renew(thread, holder, request.token, ttl)
             if not ok:
                 raise LeaseLostError(thread, request.token)
             return pb.LeaseResponse(held=True, token=request.token)
@@ -456,7 +462,8 @@ class CheckpointServicer(_CheckpointCalls, _ActionCalls):
         async def fn(tenant: Tenant, saver: AsyncActionSaver, wire: Wire) -> Any:
             thread = _required(request.thread_id, "thread_id")
             check_threads((thread,))
-            ok = await self.leases(saver).give_back(thread, request.holder, request.token)
+            holder = _holder(request.holder)
+            ok = await self.leases(saver).give_back(thread, holder, request.token)
             return pb.LeaseResponse(held=False, token=request.token if ok else 0)
 
         return await self._call(context, True, fn)
@@ -500,6 +507,16 @@ def _required(value: str, name: str) -> str:
     if not value:
         raise ConfigurationError(f"{name} is required")
     return value
+
+
+_MAX_HOLDER = 256  # bytes: a worker's id (the remote savers send a UUID)
+
+
+def _holder(value: str) -> str:
+    holder = _required(value, "holder")
+    if len(holder.encode("utf-8", "surrogatepass")) > _MAX_HOLDER:
+        raise ConfigurationError(f"holder must be at most {_MAX_HOLDER} bytes")
+    return holder
 
 
 _MAX_TTL = 3600  # seconds: the longest lease a client may ask for

@@ -130,9 +130,11 @@ def test_a_stale_token_is_refused_through_the_other_replica(group: Replicas) -> 
     token, _, _ = group.tenant()
     one, two = group.all
     with (
-        RemoteActionSaver.from_target(one.target, token, lease="wait", lease_ttl=0.3) as a,
         RemoteActionSaver.from_target(
-            two.target, token, lease="wait", lease_ttl=5, lease_timeout=10
+            one.target, token, lease="wait", lease_ttl=0.3, defer_writes=False
+        ) as a,
+        RemoteActionSaver.from_target(
+            two.target, token, lease="wait", lease_ttl=5, lease_timeout=10, defer_writes=False
         ) as b,
     ):
         assert a.lease_keeper is not None and b.lease_keeper is not None
@@ -146,8 +148,14 @@ def test_a_stale_token_is_refused_through_the_other_replica(group: Replicas) -> 
             a.put(CONF, cp, {}, {})  # type: ignore[arg-type]  # through A, the stale token
         assert err.value.thread_id == "T"
         assert b.get_tuple({"configurable": {"thread_id": "T"}}) is None  # nothing stored
-        b.put(CONF, cp, {}, {})  # type: ignore[arg-type]
+        cfg = b.put(CONF, cp, {}, {})  # type: ignore[arg-type]
         assert a.get_tuple({"configurable": {"thread_id": "T"}}) is not None  # seen through A
+        with pytest.raises(LeaseLostError):
+            a.put_writes(cfg, [("x", "stale")], "task-a")  # a PutWrites through A: refused too
+        b.put_writes(cfg, [("x", "current")], "task-b")
+        tup = a.get_tuple(cfg)
+        assert tup is not None
+        assert [(t, c, v) for t, c, v in tup.pending_writes or []] == [("task-b", "x", "current")]
 
 
 def test_restarting_a_replica_keeps_the_leases(group: Replicas) -> None:

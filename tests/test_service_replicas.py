@@ -31,6 +31,7 @@ from langgraph_actionckpt import (
     ActionSaver,
     AsyncActionCallbackHandler,
     AsyncRemoteActionSaver,
+    ConfigurationError,
     RemoteActionSaver,
     ThreadBusyError,
 )
@@ -39,7 +40,7 @@ from langgraph_actionckpt.errors import LeaseLostError
 from langgraph_actionckpt.replay import _async_log, _sync_log
 
 from .crash_worker import INPUT, Effects, build, make_tools, normalize_state
-from .service_fixtures import Replicas, replicas
+from .service_fixtures import Replicas, free_port, replicas
 from .test_crash_matrix import ACTIONS, Workdir
 
 CONF = {"configurable": {"thread_id": "T", "checkpoint_ns": ""}}
@@ -342,3 +343,24 @@ def test_a_run_survives_the_sigkill_of_its_replica(
         assert state == expected  # no acknowledged write lost
         # one worker held the thread throughout: never taken over (the first token)
         assert _lease_row(group.all[0].dsn, schema, thread) == (holder, 1)
+
+
+# ---------------------------------------------------------------- targets
+
+
+def test_a_dead_first_target_is_passed_over(group: Replicas) -> None:
+    token, _, _ = group.tenant()
+    dead = f"127.0.0.1:{free_port()}"
+    live = group.all[1].target
+    with RemoteActionSaver.from_target([dead, live], token, setup=True) as s:
+        assert s.remote.target == live  # the handshake found the first one refusing
+        assert s.acquire_lease("d", "w", ttl=5) is not None
+
+    async def main() -> str:
+        async with AsyncRemoteActionSaver.from_target(f"{dead}, {live}", token, setup=True) as a:
+            assert await a.aget_tuple({"configurable": {"thread_id": "d"}}) is None
+            return str(a.remote.target)
+
+    assert asyncio.run(main()) == live
+    with pytest.raises(ConfigurationError, match="no service target"):
+        RemoteActionSaver(" , ", token=token)

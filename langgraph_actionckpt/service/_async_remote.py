@@ -102,7 +102,7 @@ class AsyncRemoteChannel:
                 if remote.retryable(name, error, attempt):
                     await asleep(remote.retry_delay(attempt, moved))
                     continue
-                raise remote.error(name, error, config) from None
+                raise remote.error(name, error, config, at) from None
 
     async def list(self, request: Any, config: Any) -> AsyncIterator[Any]:
         """The ``List`` stream's messages; retried while it has sent none."""
@@ -125,7 +125,7 @@ class AsyncRemoteChannel:
                 if got == 0 and remote.retryable("List", error, attempt):
                     await asleep(remote.retry_delay(attempt, moved))
                     continue
-                raise remote.error("List", error, config) from None
+                raise remote.error("List", error, config, at) from None
 
     async def aclose(self) -> None:
         """Close the channels."""

@@ -104,7 +104,7 @@ class SyncRemoteChannel:
                 if remote.retryable(name, error, attempt):
                     sleep(remote.retry_delay(attempt, moved))
                     continue
-                raise remote.error(name, error, config) from None
+                raise remote.error(name, error, config, at) from None
 
     def list(self, request: Any, config: Any) -> Iterator[Any]:
         """The ``List`` stream's messages; retried while it has sent none."""
@@ -127,7 +127,7 @@ class SyncRemoteChannel:
                 if got == 0 and remote.retryable("List", error, attempt):
                     sleep(remote.retry_delay(attempt, moved))
                     continue
-                raise remote.error("List", error, config) from None
+                raise remote.error("List", error, config, at) from None
 
     def close(self) -> None:
         """Close the channels."""

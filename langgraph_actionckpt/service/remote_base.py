@@ -217,7 +217,10 @@ class RemoteCore:
         tries = self.retries + len(self.targets.all) - 1
         return name in SAFE_CALLS and attempt < tries and error.code() in FAILOVER
 
-    def error(self, name: str, error: grpc.RpcError, config: Any = None) -> Exception:
+    def error(
+        self, name: str, error: grpc.RpcError, config: Any = None, at: int | None = None
+    ) -> Exception:
+        """The exception of a failed call (``at``: the replica that failed it; else the current)."""
         code = error.code()
         details = error.details() or ""
         if code == grpc.StatusCode.FAILED_PRECONDITION and "lease on thread" in details:
@@ -226,7 +229,8 @@ class RemoteCore:
             token = self.lease_keeper.token(thread) if self.lease_keeper is not None else None
             return LeaseLostError(thread, token)
         name_of = code.name if code is not None else "UNKNOWN"
-        return ServiceError(name_of, f"{name}: {details}", self.target)
+        target = self.target if at is None else self.targets.all[at]
+        return ServiceError(name_of, f"{name}: {details}", target)
 
 
 def run_config(config: RunnableConfig) -> dict[str, Any]:

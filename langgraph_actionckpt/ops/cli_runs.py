@@ -62,27 +62,27 @@ def to_resume(
     empty = None if runs else f"no runs to resume in schema {schema_of(s)}"
     if printed(s, lambda: {"runs": [progress_json(r) for r in runs]}, empty):
         return
-    columns = ("run", "agent", "completed", "last completed", "in flight", "status")
+    columns = ("run", "agent", "completed", "last completed", "in flight or failed", "status")
     table = new_table(f"runs to resume in {schema_of(s)}", columns, right=("completed",))
     for run in runs:
         for agent in run.agents.values():
             last = agent.last_completed
-            flying = agent.in_flight
+            open_ = [*agent.in_flight, *([agent.failed] if agent.failed else [])]
             table.add_row(
                 cell(run.run_id),
                 cell(agent.agent_id),
                 str(agent.completed),
                 cell(f"{last.action_type} {last.name or ''}".strip() if last else "-"),
-                cell(", ".join(_flight(r) for r in flying) if flying else "-"),
-                fmt_status(flying[0].status if flying else "completed"),
+                cell(", ".join(_open(r) for r in open_) if open_ else "-"),
+                fmt_status(open_[0].status if open_ else "completed"),
             )
     OUT.print(table)
 
 
-def _flight(rec: Any) -> str:
-    """An action in flight: its name, and whether it may run again by itself."""
-    again = "" if rec.idempotent else " (not idempotent: resolve_action)"
-    return f"{rec.action_type} {rec.name or ''}{again}"
+def _open(rec: Any) -> str:
+    """An action in flight or failed: its name, and whether it may run again by itself."""
+    settle = rec.status != "failed" and not rec.idempotent
+    return f"{rec.action_type} {rec.name or ''}" + (" (resolve_action first)" if settle else "")
 
 
 def progress_json(run: RunProgress) -> dict[str, Any]:
@@ -100,6 +100,7 @@ def progress_json(run: RunProgress) -> dict[str, Any]:
                 "completed": a.completed,
                 "last_completed": one(a.last_completed),
                 "in_flight": [one(r) for r in a.in_flight],
+                "failed": one(a.failed),
             }
             for a in run.agents.values()
         },

@@ -36,12 +36,14 @@ class AgentProgress:
         last_completed: Its last completed action (None: none yet).
         in_flight: Its actions whose outcome is unknown (``pending``,
             ``running``, ``unknown``, ``interrupted``), in recorded order.
+        failed: Its last action, when that one failed (None otherwise).
     """
 
     agent_id: str
     completed: int = 0
     last_completed: ActionRecord | None = None
     in_flight: list[ActionRecord] = field(default_factory=list)
+    failed: ActionRecord | None = None
 
 
 @dataclass
@@ -67,6 +69,7 @@ def progress_of(run_id: str, records: Sequence[ActionRecord]) -> RunProgress:
     for rec in records:
         agent_id = rec.agent_id or DEFAULT_AGENT
         agent = run.agents.setdefault(agent_id, AgentProgress(agent_id))
+        agent.failed = rec if rec.status == "failed" else None
         if rec.status == "completed":
             run.last_completed = agent.last_completed = rec
             agent.completed += 1
@@ -97,14 +100,17 @@ LIMIT %(limit)s
 """
 
 # Of those runs, only what the progress needs: each agent's last completed row
-# (with its count of completed rows) and the rows whose outcome is unknown.
+# and its last row when that one failed (both with the agent's count of completed
+# rows), and the rows whose outcome is unknown.
 _PROGRESS = """
-WITH c (t, n, last_idx) AS (
-    SELECT thread_id, count(*), max(step_index) FROM {s}.actions
-    WHERE thread_id = ANY(%(threads)s::text[]) AND status = 'completed'
+WITH c (t, n, last_done, last_any) AS (
+    SELECT thread_id, count(*) FILTER (WHERE status = 'completed'),
+           max(step_index) FILTER (WHERE status = 'completed'), max(step_index)
+    FROM {s}.actions WHERE thread_id = ANY(%(threads)s::text[])
     GROUP BY thread_id, agent_id
 )
-SELECT {cols}, c.n FROM {s}.actions a JOIN c ON a.thread_id = c.t AND a.step_index = c.last_idx
+SELECT {cols}, c.n FROM {s}.actions a JOIN c ON a.thread_id = c.t
+    AND (a.step_index = c.last_done OR (a.step_index = c.last_any AND a.status = 'failed'))
 UNION ALL
 SELECT {cols}, NULL FROM {s}.actions a
 WHERE a.thread_id = ANY(%(threads)s::text[]) AND {unsettled}
@@ -124,7 +130,8 @@ def plan_runs_to_resume(
     A run (a thread) is listed when one of its actions has an unknown outcome
     (pending, running, unknown, or a non-idempotent one interrupted) or when its
     last action failed. Each comes with its :class:`RunProgress`: each agent's
-    last completed action, how many completed, and the actions in flight.
+    last completed action, how many completed, its actions in flight and its
+    last action when that one failed.
 
     Raises:
         ConfigurationError: ``limit`` is not positive.

@@ -92,17 +92,20 @@ def make_program(calls_file: Path, base_url: str) -> Any:
     return swarm
 
 
-def run(dsn: str, schema: str, run_id: str, workdir: Path, base_url: str) -> dict[str, list[str]]:
-    """Run the swarm once in this process."""
+async def arun(
+    dsn: str, schema: str, run_id: str, workdir: Path, base_url: str
+) -> dict[str, list[str]]:
+    """Run the swarm once in this process (in a notebook: ``await arun(...)``)."""
     from langgraph_actionckpt import AsyncActionSaver
 
     swarm = make_program(workdir / f"{run_id}-calls.jsonl", base_url)
+    async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        return dict(await swarm(saver, run_id))
 
-    async def main() -> dict[str, list[str]]:
-        async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as saver:
-            return dict(await swarm(saver, run_id))
 
-    return asyncio.run(main())
+def run(dsn: str, schema: str, run_id: str, workdir: Path, base_url: str) -> dict[str, list[str]]:
+    """Run the swarm once in this process."""
+    return asyncio.run(arun(dsn, schema, run_id, workdir, base_url))
 
 
 def main(argv: list[str] | None = None) -> int:

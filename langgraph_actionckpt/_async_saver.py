@@ -388,7 +388,7 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
         """``with saver.run(run_id, agent_id=...) as run:`` (or ``async with``): see ActionRun."""
         return ActionRun(self, run_id, agent_id)
 
-    aruns_to_resume = _async_run.runs_to_resume  # the runs left unfinished (recovery)
+    aruns_to_resume = _async_run.aruns_to_resume  # the runs left unfinished (recovery)
 
     async def afork_at_action(
         self,

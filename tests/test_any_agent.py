@@ -596,11 +596,17 @@ def test_runs_to_resume(dsn: str, schema: str, mode: str) -> None:
         cut = _unfinished(saver)
 
     async def query(**kwargs: Any) -> list[Any]:
+        """The saver's own method, checked against its twin of the other world."""
         if mode == "sync":
             with ActionSaver.from_conn_string(dsn, schema=schema) as s:
-                return await asyncio.to_thread(lambda: s.runs_to_resume(**kwargs))
-        async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as a:
-            return await a.aruns_to_resume(**kwargs)
+                got = await asyncio.to_thread(lambda: s.runs_to_resume(**kwargs))
+                twin = await s.aruns_to_resume(**kwargs)  # in a worker thread
+        else:
+            async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as a:
+                got = await a.aruns_to_resume(**kwargs)
+                twin = await asyncio.to_thread(lambda: a.runs_to_resume(**kwargs))  # on its loop
+        assert [r.run_id for r in twin] == [r.run_id for r in got]
+        return got
 
     def ask(**kwargs: Any) -> list[Any]:
         return asyncio.run(query(**kwargs))

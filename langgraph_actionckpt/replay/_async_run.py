@@ -57,7 +57,7 @@ async def progress(saver: Any, run_id: str) -> RunProgress:
     return progress_of(run_id, await saver.alist_actions(run_id))
 
 
-async def runs_to_resume(
+async def aruns_to_resume(
     saver: Any,
     *,
     limit: int = 50,

@@ -90,6 +90,7 @@ REPLACEMENTS: dict[str, str] = {
     # replay/: the log, the saver and LangChain methods each world calls
     "_async_log": "_sync_log",
     "_async_run": "_sync_run",
+    "aruns_to_resume": "runs_to_resume",
     "awrite_now": "write_now",
     "await_durable": "wait_durable",
     "alookup": "lookup",

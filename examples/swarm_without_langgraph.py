@@ -6,11 +6,14 @@ A swarm of plain asyncio coroutines - a ``researcher``, an ``analyst`` and a
 ``critic`` - works on one topic. There is no graph: each agent is a loop of
 rounds (look something up with a LangChain tool, ask the model about it with the
 real ``ChatOpenAI`` talking to a local OpenAI-compatible server, keep a note with
-an ``@action``), and each runs under ``ActionRun(saver, run_id, agent_id=...)``.
-All three share one run: one lease, one log, rows told apart by ``agent_id``.
+an ``@action``), and each runs under ``saver.run(run_id, agent_id=...)`` (an
+``ActionRun``). All three share one run: one lease, one log, rows told apart by
+``agent_id``.
 
 1. The swarm runs in a child process, killed with ``SIGKILL`` once a few
-   lookups are logged, each agent at its own point.
+   lookups are logged, each agent at its own point. ``saver.runs_to_resume()``
+   (``actionckpt to-resume``) lists the run, each agent's last completed action
+   and its actions in flight.
 2. The parent runs the same program again under the same run id. Every action
    the log has as completed is served (the model is not asked again, the tool
    does not run again); an action caught in flight runs again; the rest is
@@ -55,7 +58,7 @@ def make_program(calls_file: Path, base_url: str) -> Any:
     from langchain_core.tools import tool
     from langchain_openai import ChatOpenAI
 
-    from langgraph_actionckpt import ActionRun, action, current_action
+    from langgraph_actionckpt import action, current_action
 
     model = ChatOpenAI(model="gpt-4o-mini", base_url=base_url, api_key="sk-local", temperature=0)
 
@@ -73,7 +76,7 @@ def make_program(calls_file: Path, base_url: str) -> Any:
 
     async def agent_loop(saver: Any, run_id: str, agent: str) -> list[str]:
         notes: list[str] = []
-        async with ActionRun(saver, run_id, agent_id=agent):
+        async with saver.run(run_id, agent_id=agent):
             last = TOPIC
             for n in range(ROUNDS):
                 source = await lookup.ainvoke({"query": f"{last} (round {n})", "agent": agent})
@@ -89,17 +92,20 @@ def make_program(calls_file: Path, base_url: str) -> Any:
     return swarm
 
 
-def run(dsn: str, schema: str, run_id: str, workdir: Path, base_url: str) -> dict[str, list[str]]:
-    """Run the swarm once in this process."""
+async def arun(
+    dsn: str, schema: str, run_id: str, workdir: Path, base_url: str
+) -> dict[str, list[str]]:
+    """Run the swarm once in this process (in a notebook: ``await arun(...)``)."""
     from langgraph_actionckpt import AsyncActionSaver
 
     swarm = make_program(workdir / f"{run_id}-calls.jsonl", base_url)
+    async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        return dict(await swarm(saver, run_id))
 
-    async def main() -> dict[str, list[str]]:
-        async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as saver:
-            return dict(await swarm(saver, run_id))
 
-    return asyncio.run(main())
+def run(dsn: str, schema: str, run_id: str, workdir: Path, base_url: str) -> dict[str, list[str]]:
+    """Run the swarm once in this process."""
+    return asyncio.run(arun(dsn, schema, run_id, workdir, base_url))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,70 +125,124 @@ def main(argv: list[str] | None = None) -> int:
         return crash_and_resume(args, dsn, run_id, workdir, server.base_url)
 
 
-def crash_and_resume(args: Any, dsn: str, run_id: str, workdir: Path, base_url: str) -> int:
-    """Crash the swarm in a child, run it again here, compare with an uninterrupted run."""
-    from langgraph_actionckpt import ActionSaver, run_progress
-
-    with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
-        saver.setup()
-    print(f"run {run_id!r}: agents {', '.join(AGENTS)}, {ROUNDS} rounds each, no graph")
-    print("\n1. the swarm runs in a child process ...")
-    child = [os.path.abspath(__file__), "--child", "--dsn", dsn, "--schema", args.schema,
+def kill_mid_run(dsn: str, schema: str, run_id: str, workdir: Path, base_url: str) -> int:
+    """Run the swarm in a child process and SIGKILL it once 4 lookups are logged."""
+    child = [os.path.abspath(__file__), "--child", "--dsn", dsn, "--schema", schema,
              "--thread", run_id, "--workdir", str(workdir)]  # fmt: skip
-    rc = run_child_and_kill(
+    return run_child_and_kill(
         child,
-        lambda: count_actions(dsn, args.schema, run_id, action_type="tool_call") >= 4,
+        lambda: count_actions(dsn, schema, run_id, action_type="tool_call") >= 4,
         env={"SWARM_MODEL_URL": base_url},
     )
-    if rc != -9:
-        print(child_exit_hint(rc, "the kill"))
-        return 1
-    print(f"   child killed with SIGKILL mid-run: returncode={rc}")
-    with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
-        at_kill = {a.action_id: a for a in saver.list_actions(run_id)}
-        progress = run_progress(saver, run_id)
-    done = {k for k, a in at_kill.items() if a.status == "completed"}
+
+
+def runs_to_resume(dsn: str, schema: str) -> list[Any]:
+    """What an orchestrator asks after a crash: the runs left unfinished, agent by agent."""
+    from langgraph_actionckpt import ActionSaver
+
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        return list(saver.runs_to_resume(action_runs_only=True))
+
+
+def show_progress(progress: Any) -> None:
+    """Print each agent's completed actions, last one and actions in flight."""
     for agent in AGENTS:
         p = progress.agents.get(agent)
         last = p.last_completed.name if p and p.last_completed else "-"
         flying = ", ".join(a.name or "?" for a in p.in_flight) if p else ""
         print(f"   {agent:<11} completed {p.completed if p else 0}, last {last}, "
               f"in flight: {flying or 'none'}")  # fmt: skip
+
+
+def snapshot(dsn: str, schema: str, run_id: str) -> dict[str, Any]:
+    """The run's rows by key (taken after the kill, to count what the resume did)."""
+    from langgraph_actionckpt import ActionSaver
+
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        return {a.action_id: a for a in saver.list_actions(run_id)}
+
+
+def counts(dsn: str, schema: str, run_id: str, workdir: Path, at_kill: dict[str, Any]) -> Any:
+    """What the resumed run did, from the log and the calls file (see the module doc).
+
+    Returns a namespace: ``recorded`` (rows the run has), ``done`` (completed
+    before the kill), ``served`` (of those, served after it), ``fresh``
+    (recorded by the resume), ``rerun`` (calls caught in flight at the kill that
+    ran again), ``repeated`` (completed calls executed again: 0) and
+    ``llm_live`` (model calls the resume had to make).
+    """
+    from types import SimpleNamespace
+
+    by_key = snapshot(dsn, schema, run_id)
+    after = list(by_key.values())
+    done = {k for k, a in at_kill.items() if a.status == "completed"}
+    me = os.getpid()
+    calls = read_calls(workdir / f"{run_id}-calls.jsonl")
+    keys_before = {c["key"] for c in calls if c["pid"] != me}
+    fresh = [a for a in after if a.action_id not in done]
+    served = [k for k in done if k in by_key and by_key[k].replayed > at_kill[k].replayed]
+    return SimpleNamespace(
+        recorded=len(after),
+        done=len(done),
+        served=len(served),
+        fresh=len(fresh),
+        rerun=sum(1 for c in calls if c["pid"] == me and c["key"] in keys_before),
+        repeated=sum(1 for c in calls if c["pid"] == me and c["key"] in done),
+        llm_live=sum(1 for a in fresh if a.action_type == "llm_completion"),
+        by_agent={
+            agent: (
+                sum(1 for a in after if a.agent_id == agent),
+                sum(1 for a in after if a.agent_id == agent and a.action_id in done),
+            )
+            for agent in AGENTS
+        },
+    )
+
+
+def crash_and_resume(args: Any, dsn: str, run_id: str, workdir: Path, base_url: str) -> int:
+    """Crash the swarm in a child, run it again here, compare with an uninterrupted run."""
+    from langgraph_actionckpt import ActionSaver
+
+    with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
+        saver.setup()
+    print(f"run {run_id!r}: agents {', '.join(AGENTS)}, {ROUNDS} rounds each, no graph")
+    print("\n1. the swarm runs in a child process ...")
+    rc = kill_mid_run(dsn, args.schema, run_id, workdir, base_url)
+    if rc != -9:
+        print(child_exit_hint(rc, "the kill"))
+        return 1
+    print(f"   child killed with SIGKILL mid-run: returncode={rc}")
+    at_kill = snapshot(dsn, args.schema, run_id)
+    todo = {p.run_id: p for p in runs_to_resume(dsn, args.schema)}
+    print(f"   saver.runs_to_resume() lists it: {run_id in todo}")
+    if run_id in todo:
+        show_progress(todo[run_id])
     llm_before = len(read_calls(workdir / "llm.jsonl"))
 
     print("\n2. the same program again, same run id: the log serves what was completed ...")
     final = run(dsn, args.schema, run_id, workdir, base_url)
     llm_after = len(read_calls(workdir / "llm.jsonl")) - llm_before
+    left = [p.run_id for p in runs_to_resume(dsn, args.schema)]
+    print(f"   runs_to_resume() after the resume lists it: {run_id in left}")
     print("\n3. an uninterrupted run of the same program, for reference ...")
     reference = run(dsn, args.schema, run_id + "-reference", workdir, base_url)
 
-    with ActionSaver.from_conn_string(dsn, schema=args.schema) as saver:
-        after = saver.list_actions(run_id)
-    me = os.getpid()
-    calls = read_calls(workdir / f"{run_id}-calls.jsonl")
-    keys_before = {c["key"] for c in calls if c["pid"] != me}
-    repeated = [c for c in calls if c["pid"] == me and c["key"] in done]
-    rerun = [c for c in calls if c["pid"] == me and c["key"] in keys_before]
-    fresh = [a for a in after if a.action_id not in done]
-    llm_live = sum(1 for a in fresh if a.action_type == "llm_completion")
-    served = [
-        a for a in after if a.action_id in done and a.replayed > at_kill[a.action_id].replayed
-    ]
-
+    c = counts(dsn, args.schema, run_id, workdir, at_kill)
     print(f"\n{'agent':<11}{'actions':>8}{'served':>8}{'recorded':>9}")
-    for agent in AGENTS:
-        mine = [a for a in after if a.agent_id == agent]
-        n_served = sum(1 for a in mine if a.action_id in done)
-        print(f"{agent:<11}{len(mine):>8}{n_served:>8}{len(mine) - n_served:>9}")
-    print(f"\nactions completed before the kill: {len(done)}, served after it: {len(served)}")
-    print(f"recorded by the resumed run: {len(fresh)} (re-run after the kill: {len(rerun)})")
-    print(f"model requests after the kill: {llm_after} (calls not completed before it: {llm_live})")
-    print(f"completed calls repeated: {len(repeated)}")
+    for agent, (n, n_served) in c.by_agent.items():
+        print(f"{agent:<11}{n:>8}{n_served:>8}{n - n_served:>9}")
+    print(f"\nactions completed before the kill: {c.done}, served after it: {c.served}")
+    print(f"recorded by the resumed run: {c.fresh} (re-run after the kill: {c.rerun})")
+    live = f"calls not completed before it: {c.llm_live}"
+    print(f"model requests after the kill: {llm_after} ({live})")
+    print(f"completed calls repeated: {c.repeated}")
+    print(f"counts: actions recorded {c.recorded}, served {c.served}, re-run {c.rerun}")
     same = final == reference
     print(f"final output matches an uninterrupted run: {'yes' if same else 'NO'}")
     print(f"\nthe run's rows: actionckpt --dsn {dsn!r} --schema {args.schema} show {run_id}")
-    ok = same and not repeated and len(served) == len(done) and llm_after == llm_live
-    return 0 if ok else 1
+    print(f"runs to resume: actionckpt --dsn {dsn!r} --schema {args.schema} to-resume")
+    ok = same and not c.repeated and c.served == c.done and llm_after == c.llm_live
+    return 0 if ok and run_id in todo and run_id not in left else 1
 
 
 if __name__ == "__main__":

@@ -76,6 +76,8 @@ from langgraph_actionckpt.db.driver import (
 from langgraph_actionckpt.db.fence import LeaseKeeper
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError, SerializationError
+from langgraph_actionckpt.replay import _async_run
+from langgraph_actionckpt.replay.run import ActionRun
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -381,6 +383,12 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
         for record in records:
             check_record(record)
         await self.action_rows.write(records)
+
+    def run(self, run_id: str, *, agent_id: str | None = None) -> ActionRun:
+        """``with saver.run(run_id, agent_id=...) as run:`` (or ``async with``): see ActionRun."""
+        return ActionRun(self, run_id, agent_id)
+
+    aruns_to_resume = _async_run.aruns_to_resume  # the runs left unfinished (recovery)
 
     async def afork_at_action(
         self,

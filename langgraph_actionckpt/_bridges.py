@@ -29,6 +29,7 @@ from langgraph_actionckpt._saver_base import (
 
 __all__ = [
     "BRIDGED",
+    "DIRECT_ONLY",
     "ITERATORS",
     "NO_SYNC_TWIN",
     "add_async_twins",
@@ -58,6 +59,9 @@ BRIDGED: tuple[str, ...] = (
     "fork_at_action",
 )
 """The savers' I/O methods, by their sync name (the async one adds an ``a``)."""
+
+DIRECT_ONLY: tuple[str, ...] = ("runs_to_resume",)
+"""Methods of the direct savers only (a query across threads the service does not offer)."""
 
 ITERATORS: tuple[str, ...] = ("list",)
 """The generator methods, bridged a page at a time."""
@@ -137,7 +141,7 @@ def add_sync_twins(cls: type, names: Iterable[str], iterators: Iterable[str] = (
 
 def with_async_twins(cls: S) -> S:
     """Give a sync saver ``a<name>`` for each bridged ``<name>``, run in a worker thread."""
-    add_async_twins(cls, BRIDGED, ITERATORS)
+    add_async_twins(cls, (*BRIDGED, *DIRECT_ONLY), ITERATORS)
     _settle(cls)
     return cls
 
@@ -150,5 +154,6 @@ def with_sync_twins(cls: S) -> S:
     raise, since they would block it.
     """
     _settle(cls)  # first: the sync twins look their coroutine up by name, settled
-    add_sync_twins(cls, (n for n in BRIDGED if n not in NO_SYNC_TWIN), ITERATORS)
+    names = (n for n in (*BRIDGED, *DIRECT_ONLY) if n not in NO_SYNC_TWIN)
+    add_sync_twins(cls, names, ITERATORS)
     return cls

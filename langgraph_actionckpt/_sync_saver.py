@@ -78,6 +78,8 @@ from langgraph_actionckpt.db.driver import (
 from langgraph_actionckpt.db.fence import LeaseKeeper
 from langgraph_actionckpt.db.lease import release_all
 from langgraph_actionckpt.errors import ConnectionFailedError, SerializationError
+from langgraph_actionckpt.replay import _sync_run
+from langgraph_actionckpt.replay.run import ActionRun
 
 logger = logging.getLogger("langgraph_actionckpt")
 
@@ -382,6 +384,12 @@ class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
         for record in records:
             check_record(record)
         self.action_rows.write(records)
+
+    def run(self, run_id: str, *, agent_id: str | None = None) -> ActionRun:
+        """``with saver.run(run_id, agent_id=...) as run:`` (or ``async with``): see ActionRun."""
+        return ActionRun(self, run_id, agent_id)
+
+    runs_to_resume = _sync_run.runs_to_resume  # the runs left unfinished (recovery)
 
     def fork_at_action(
         self,

@@ -19,6 +19,7 @@ Run with ``-s`` to see the summary table.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import subprocess
 import sys
@@ -534,3 +535,177 @@ def test_crash_matrix(matrix: tuple[str, str, Path], mode: str) -> None:
     problems = [(r.case, p) for r in reports for p in r.problems]
     assert not problems, problems
     assert sum(r.served for r in reports) > 0 and sum(r.refused for r in reports) > 0
+
+
+# ------------------------------------------------ saver.run and the recovery query
+
+
+def test_saver_run_is_an_action_run(saver: ActionSaver) -> None:
+    program = Program()
+    with saver.run("via-saver", agent_id="a") as run:
+        assert isinstance(run, ActionRun) and (run.run_id, run.agent_id) == ("via-saver", "a")
+        first = program.double(3)
+    with saver.run("via-saver", agent_id="a"):
+        assert program.double(3) == first == 6
+    assert program.executed == Counter(double=1)
+    (row,) = saver.list_actions("via-saver")
+    assert (row.agent_id, row.task_id, row.replayed) == ("a", "via-saver/a", 1)
+
+
+async def test_async_saver_run_is_an_action_run(asaver: AsyncActionSaver) -> None:
+    program = Program()
+    for _ in range(2):
+        async with asaver.run("via-asaver") as run:
+            assert run.agent_id == "root"
+            assert await program.adouble(5) == 10
+    assert program.executed == Counter(double=1)
+    (row,) = await asaver.alist_actions("via-asaver")
+    assert (row.agent_id, row.replayed) == ("root", 1)
+
+
+def _unfinished(saver: ActionSaver) -> dict[str, str]:
+    """Three runs that need resuming and one that does not; their agents' cut-off keys."""
+    cut: dict[str, str] = {}
+
+    def charge() -> str:
+        cut["pay"] = str(current_action())
+        raise KeyboardInterrupt  # after the effect, as a kill would be
+
+    def fail() -> str:
+        raise ValueError("boom")
+
+    with saver.run("done", agent_id="a") as run:
+        run.step("ok", len, "abc")
+    with pytest.raises(KeyboardInterrupt), saver.run("pay", agent_id="cashier") as run:
+        run.step("ok", len, "abc")
+        run.step("charge", charge, idempotent=False)
+    with pytest.raises(ValueError), saver.run("broken", agent_id="b") as run:
+        run.step("fail", fail)
+    # a graph's thread: rows not keyed as an ActionRun's
+    saver.record_actions(
+        [ActionRecord("graph-thread", "g1", "tool_call", name="search", status="running")]
+    )
+    return cut
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_runs_to_resume(dsn: str, schema: str, mode: str) -> None:
+    """Runs with an action in flight or a failed last action, newest first, bounded."""
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.setup()
+        cut = _unfinished(saver)
+
+    async def query(**kwargs: Any) -> list[Any]:
+        """The saver's own method, checked against its twin of the other world."""
+        if mode == "sync":
+            with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+                got = await asyncio.to_thread(lambda: s.runs_to_resume(**kwargs))
+                twin = await s.aruns_to_resume(**kwargs)  # in a worker thread
+        else:
+            async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as a:
+                got = await a.aruns_to_resume(**kwargs)
+                twin = await asyncio.to_thread(lambda: a.runs_to_resume(**kwargs))  # on its loop
+        assert [r.run_id for r in twin] == [r.run_id for r in got]
+        return got
+
+    def ask(**kwargs: Any) -> list[Any]:
+        return asyncio.run(query(**kwargs))
+
+    runs = ask()
+    assert [r.run_id for r in runs] == ["graph-thread", "broken", "pay"]  # last activity first
+    pay = runs[2]
+    assert [r.action_id for r in pay.in_flight] == [cut["pay"]]
+    cashier = pay.agents["cashier"]
+    assert cashier.completed == 1 and cashier.last_completed is not None
+    assert cashier.last_completed.name == "ok" and cashier.in_flight == pay.in_flight
+    assert not cashier.in_flight[0].idempotent
+    broken = runs[1]
+    assert broken.in_flight == [] and broken.agents["b"].completed == 0
+    failed = broken.agents["b"].failed
+    assert failed is not None and failed.name == "fail" and failed.error["type"] == "ValueError"
+    assert cashier.failed is None
+    assert runs[0].agents["root"].in_flight[0].name == "search"
+    assert [r.run_id for r in ask(action_runs_only=True)] == ["broken", "pay"]
+    assert [r.run_id for r in ask(limit=1)] == ["graph-thread"]
+    assert ask(since=dt.datetime.now(dt.UTC) + dt.timedelta(minutes=1)) == []
+    assert len(ask(since=dt.timedelta(hours=1))) == 3
+    with pytest.raises(ConfigurationError, match="limit"):
+        ask(limit=0)
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
+        saver.resolve_action("pay", cut["pay"], output="charged (checked by hand)")
+        saver.resolve_action("graph-thread", "g1", output="found")
+    assert [r.run_id for r in ask()] == ["broken"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_runs_to_resume_after_a_kill(dsn: str, schema: str, mode: str, tmp_path: Path) -> None:
+    """SIGKILL inside a non-idempotent action: the run is listed with it in flight, until
+    it is settled and the run resumed."""
+    with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+        s.setup()
+    case = Case(mode, agents=2, kill_inside="charge")
+    assert _worker(dsn, schema, case, tmp_path, "crash", crash=True) == -9
+
+    def to_resume() -> list[Any]:
+        if mode == "sync":
+            with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+                return s.runs_to_resume(action_runs_only=True)
+
+        async def ask() -> list[Any]:
+            async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as a:
+                return await a.aruns_to_resume(action_runs_only=True)
+
+        return asyncio.run(ask())
+
+    (run,) = to_resume()
+    assert run.run_id == case.run
+    # the charge killed inside its body (the other agent's may have been in flight too)
+    charges = [r for r in run.in_flight if r.name == "charge"]
+    assert charges and f"charge {charges[0].action_id}" in _effects(tmp_path)
+    for charge in charges:
+        assert charge.status == "running" and not charge.idempotent
+        agent = run.agents[str(charge.agent_id)]
+        assert charge in agent.in_flight
+        assert agent.completed >= 2 and agent.last_completed is not None  # LLM call, lookup
+    assert _worker(dsn, schema, case, tmp_path, "refused", crash=False) == EXIT_INFLIGHT
+    assert [r.run_id for r in to_resume()] == [case.run]  # still there: not settled
+    with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+        for charge in charges:
+            s.resolve_action(case.run, charge.action_id, output=charge_output(charge.agent_id))
+    assert _worker(dsn, schema, case, tmp_path, "resumed", crash=False) == 0
+    assert to_resume() == []
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from .conftest import server_dsn
+    from .service_fixtures import running
+
+    yield from running(server_dsn("pg18"), tmp_path_factory.mktemp("svc"), n=2)
+
+
+def test_remote_savers_run_too(service: Any) -> None:
+    """``saver.run`` on the checkpoint service's savers: recorded, then served."""
+    from langgraph_actionckpt.service.remote import AsyncRemoteActionSaver, RemoteActionSaver
+
+    token, _, _ = service.tenant()
+    program = Program()
+    with RemoteActionSaver.from_target(service.target, token=token) as remote:
+        remote.setup()
+        for _ in range(2):
+            with remote.run("remote-run", agent_id="a") as run:
+                assert run.step("add", program.add, 1, 2) == 3
+
+    async def arun() -> list[ActionRecord]:
+        async with AsyncRemoteActionSaver.from_target(service.target, token=token) as aremote:
+            for _ in range(2):
+                async with aremote.run("remote-arun", agent_id="a"):
+                    assert await program.adouble(4) == 8
+            return [
+                *await aremote.alist_actions("remote-run"),
+                *await aremote.alist_actions("remote-arun"),
+            ]
+
+    rows = asyncio.run(arun())
+    assert program.executed == Counter(add=1, double=1)
+    assert [(r.name, r.agent_id, r.replayed) for r in rows] == [("add", "a", 1), ("double", "a", 1)]

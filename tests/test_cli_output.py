@@ -88,7 +88,9 @@ def invoke(*args: str, code: int = 0) -> str:
 
 def commands(rows: list[ActionRecord]) -> list[list[str]]:
     threads = sorted({r.thread_id for r in rows})
-    return [["runs"], ["failed"], ["inflight"], ["stats"]] + [["show", t] for t in threads]
+    return [["runs"], ["failed"], ["inflight"], ["stats"], ["to-resume"]] + [
+        ["show", t] for t in threads
+    ]
 
 
 def test_human_output_shows_rows_as_escaped_text(
@@ -118,6 +120,37 @@ def test_json_output_round_trips_rows(hostile: list[ActionRecord], dsn: str, sch
             for item in doc.get(key, []):
                 names.add(item.get("name") or item.get("last_action_name") or "")
     assert {CLEAR, MARKUP, STYLED, BIDI} <= names
+
+
+def test_to_resume_lists_hostile_runs_and_agents_as_text(
+    hostile: list[ActionRecord], saver: ActionSaver, dsn: str, schema: str
+) -> None:
+    """``to-resume``: runs with a hostile id, each agent (a hostile one too), as data."""
+    run_id = "run " + BIDI
+    at = dt.datetime.now(dt.UTC)
+    saver.record_actions(
+        [
+            ActionRecord(
+                run_id, "agent-row", "function", name=STYLED, status="running",
+                agent_id=CLEAR, task_id=f"{run_id}/{CLEAR}", run_id=run_id, started_at=at,
+            )
+        ]
+    )  # fmt: skip
+    # to resume: a failed last action (TITLE + text), an action in flight ("inflight " + text)
+    expected = {r.thread_id for r in hostile if r.status != "completed"} | {run_id}
+    base = ["--dsn", dsn, "--schema", schema]
+    out = invoke("to-resume", *base)
+    for bad in FORBIDDEN:
+        assert bad not in out, (bad, out)
+    assert "\\x1b[2J\\x1b[31mFAKE" in out and "evil\\u202etxt.exe" in out
+    assert "[bold red]alert[/bold red]" in out
+    doc = json.loads(invoke("to-resume", *base, "--json"))
+    assert {r["run_id"] for r in doc["runs"]} == expected
+    (mine,) = [r for r in doc["runs"] if r["run_id"] == run_id]
+    assert list(mine["agents"]) == [CLEAR]
+    assert [a["name"] for a in mine["agents"][CLEAR]["in_flight"]] == [STYLED]
+    only = json.loads(invoke("to-resume", *base, "--json", "--action-runs-only"))
+    assert [r["run_id"] for r in only["runs"]] == [run_id]  # the one recorded as by ActionRun
 
 
 def test_timeline_command_names_hostile_paths_as_text(

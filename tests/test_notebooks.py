@@ -14,6 +14,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import psycopg
@@ -64,6 +65,7 @@ def test_notebooks_exist() -> None:
         "03_non_idempotent_actions.ipynb",
         "04_timeline_cost_fork.ipynb",
         "05_reuse_by_meaning.ipynb",
+        "06_swarm_without_langgraph.ipynb",
     ):
         assert want in names
 
@@ -76,6 +78,17 @@ def test_stored_without_outputs(path: Path) -> None:
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, path.name
+
+
+def _stream_text(nb: Any) -> str:
+    """What a run notebook's cells printed."""
+    return "".join(
+        o.get("text", "")
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "stream"
+    )
 
 
 NEEDS_LOCAL_EMBEDDINGS = {"05_reuse_by_meaning"}
@@ -140,6 +153,15 @@ def test_notebook_runs(path: Path, notebook_env: str) -> None:
         )
         for origin in ("edited (served)", "served from the log", "ran live in the fork"):
             assert origin in table, table
+    if path.stem.startswith("06"):
+        # the swarm's kill and resume: listed to resume, then not; counts; nothing repeated
+        text = _stream_text(nb)
+        assert "listed: True" in text and "listed after the resume: False" in text, text
+        m = re.search(r"counts: actions recorded (\d+), served (\d+), re-run (\d+)", text)
+        assert m and int(m[1]) == 3 * 3 * 3 and int(m[2]) > 0, text
+        assert "completed calls repeated: 0" in text, text
+        assert "final output matches an uninterrupted run: True" in text, text
+        assert "runs to resume in" in text, text  # the to-resume command's table
     if path.stem.startswith("02"):
         # the tokens-per-iteration chart: 20 bars that vary (the prompt grows over the
         # first iterations; anomalies ask for more), not one flat value

@@ -1,4 +1,5 @@
-"""The I/O of an :class:`~langgraph_actionckpt.replay.run.ActionRun`: enter, leave, progress.
+"""The I/O of an :class:`~langgraph_actionckpt.replay.run.ActionRun`: enter, leave, progress,
+and the runs to resume (``saver.runs_to_resume``).
 
 ``_async_run.py`` is the source and ``_sync_run.py`` is generated from it
 (``python .ci/gen_sync.py``). The state changes are the run's own methods,
@@ -7,12 +8,13 @@ called after each read.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db import lease
-from langgraph_actionckpt.replay.progress import RunProgress, progress_of
+from langgraph_actionckpt.replay.progress import RunProgress, plan_runs_to_resume, progress_of
 
 
 class RunState(Protocol):
@@ -53,3 +55,44 @@ async def leave(run: RunState) -> None:
 async def progress(saver: Any, run_id: str) -> RunProgress:
     """The run's progress, read from its rows."""
     return progress_of(run_id, await saver.alist_actions(run_id))
+
+
+async def aruns_to_resume(
+    saver: Any,
+    *,
+    limit: int = 50,
+    since: dt.datetime | dt.timedelta | None = None,
+    action_runs_only: bool = False,
+) -> list[RunProgress]:
+    """The runs left unfinished, most recently active first: what an orchestrator resumes.
+
+    A run (a thread: an :class:`~langgraph_actionckpt.ActionRun`'s run id, or
+    a graph's thread id) is listed when one of its actions has an unknown
+    outcome (``pending``, ``running``, ``unknown``, or a non-idempotent one
+    ``interrupted``: a crash or a kill caught it) or when its last action
+    failed. Resume a listed run by running its program again under the same
+    run id; settle a non-idempotent action in flight first with
+    ``resolve_action``. A run killed between two actions has nothing in flight
+    in the log: keep the list of started runs yourself if you need those too.
+
+    Args:
+        limit: At most this many runs.
+        since: Only runs active at or after this time (a ``timedelta``: this
+            long ago).
+        action_runs_only: Only runs recorded by ``ActionRun`` (not graph threads).
+
+    Returns:
+        One :class:`~langgraph_actionckpt.RunProgress` per run: each agent's
+        last completed action, its count of completed actions and its actions
+        in flight.
+
+    Raises:
+        ConfigurationError: ``limit`` is below 1.
+    """
+    queries = saver.store.action_queries
+    result: list[RunProgress] = await saver.runner.run(
+        lambda: plan_runs_to_resume(
+            queries, limit=limit, since=since, action_runs_only=action_runs_only
+        )
+    )
+    return result

@@ -2,14 +2,24 @@
 
 No I/O here: :func:`progress_of` turns a run's rows into a :class:`RunProgress`;
 ``run_progress``/``arun_progress`` (:mod:`.run`) read the rows.
+:func:`plan_runs_to_resume` is the plan behind ``saver.runs_to_resume`` and
+``actionckpt resume``: the runs left unfinished, each with its progress.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from psycopg import sql
+
 from langgraph_actionckpt.actions.record import ActionRecord
+from langgraph_actionckpt.actions.records import ActionQueries, row_from_db
+from langgraph_actionckpt.actions.settle import UNSETTLED_SQL
+from langgraph_actionckpt.db.driver import Op, Plan
+from langgraph_actionckpt.db.encoding import unescape_text
+from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.replay.core import UNKNOWN_OUTCOME
 
 DEFAULT_AGENT = "root"
@@ -26,12 +36,14 @@ class AgentProgress:
         last_completed: Its last completed action (None: none yet).
         in_flight: Its actions whose outcome is unknown (``pending``,
             ``running``, ``unknown``, ``interrupted``), in recorded order.
+        failed: Its last action, when that one failed (None otherwise).
     """
 
     agent_id: str
     completed: int = 0
     last_completed: ActionRecord | None = None
     in_flight: list[ActionRecord] = field(default_factory=list)
+    failed: ActionRecord | None = None
 
 
 @dataclass
@@ -57,6 +69,7 @@ def progress_of(run_id: str, records: Sequence[ActionRecord]) -> RunProgress:
     for rec in records:
         agent_id = rec.agent_id or DEFAULT_AGENT
         agent = run.agents.setdefault(agent_id, AgentProgress(agent_id))
+        agent.failed = rec if rec.status == "failed" else None
         if rec.status == "completed":
             run.last_completed = agent.last_completed = rec
             agent.completed += 1
@@ -64,3 +77,88 @@ def progress_of(run_id: str, records: Sequence[ActionRecord]) -> RunProgress:
             run.in_flight.append(rec)
             agent.in_flight.append(rec)
     return run
+
+
+# The runs to resume: an action whose outcome is unknown (UNSETTLED_SQL, the
+# reports' rule), or a last action (highest step_index) that failed. ``last_at``
+# is the newest start or completion. An ActionRun's rows have task_id
+# ``<run id>/<agent id>`` (replay/run.py): that is how ``action_runs_only`` knows them.
+_CANDIDATES = """
+SELECT thread_id FROM (
+    SELECT thread_id,
+           max(GREATEST(started_at, completed_at)) AS last_at,
+           count(*) FILTER (WHERE {unsettled}) AS unsettled,
+           (array_agg(status ORDER BY step_index DESC))[1] AS last_status
+    FROM {s}.actions
+    WHERE (NOT %(action_runs)s OR task_id = thread_id || '/' || agent_id)
+    GROUP BY thread_id
+) r
+WHERE (unsettled > 0 OR last_status = 'failed')
+  AND (%(since)s::timestamptz IS NULL OR last_at >= %(since)s::timestamptz)
+ORDER BY last_at DESC NULLS LAST, thread_id
+LIMIT %(limit)s
+"""
+
+# Of those runs, only what the progress needs: each agent's last completed row
+# and its last row when that one failed (both with the agent's count of completed
+# rows), and the rows whose outcome is unknown.
+_PROGRESS = """
+WITH c (t, n, last_done, last_any) AS (
+    SELECT thread_id, count(*) FILTER (WHERE status = 'completed'),
+           max(step_index) FILTER (WHERE status = 'completed'), max(step_index)
+    FROM {s}.actions WHERE thread_id = ANY(%(threads)s::text[])
+    GROUP BY thread_id, agent_id
+)
+SELECT {cols}, c.n FROM {s}.actions a JOIN c ON a.thread_id = c.t
+    AND (a.step_index = c.last_done OR (a.step_index = c.last_any AND a.status = 'failed'))
+UNION ALL
+SELECT {cols}, NULL FROM {s}.actions a
+WHERE a.thread_id = ANY(%(threads)s::text[]) AND {unsettled}
+ORDER BY step_index
+"""
+
+
+def plan_runs_to_resume(
+    q: ActionQueries,
+    *,
+    limit: int = 50,
+    since: dt.datetime | dt.timedelta | None = None,
+    action_runs_only: bool = False,
+) -> Plan[list[RunProgress]]:
+    """The runs an orchestrator should resume, most recently active first (two queries).
+
+    A run (a thread) is listed when one of its actions has an unknown outcome
+    (pending, running, unknown, or a non-idempotent one interrupted) or when its
+    last action failed. Each comes with its :class:`RunProgress`: each agent's
+    last completed action, how many completed, its actions in flight and its
+    last action when that one failed.
+
+    Raises:
+        ConfigurationError: ``limit`` is not positive.
+    """
+    if limit < 1:
+        raise ConfigurationError(f"runs_to_resume: limit must be at least 1, not {limit}")
+    if isinstance(since, dt.timedelta):
+        since = dt.datetime.now(dt.UTC) - since
+    unsettled = sql.SQL(UNSETTLED_SQL)
+    params = {"limit": limit, "since": since, "action_runs": action_runs_only}
+    rows = yield Op(q.q(_CANDIDATES, unsettled=unsettled), params, "all")
+    threads = [r[0] for r in rows]
+    if not threads:
+        return []
+    statement = q.q(_PROGRESS, cols=q.columns, unsettled=unsettled)
+    found = yield Op(statement, {"threads": threads}, "all")
+    records: dict[str, list[ActionRecord]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for row in found:
+        rec = row_from_db(row[:-1], q, keep_sealed=True)
+        records.setdefault(rec.thread_id, []).append(rec)
+        if row[-1] is not None:
+            counts[rec.thread_id, rec.agent_id or DEFAULT_AGENT] = int(row[-1])
+    out = []
+    for thread in map(unescape_text, threads):  # stored escaped, as the records are not
+        run = progress_of(thread, records.get(thread, []))
+        for agent in run.agents.values():
+            agent.completed = counts.get((thread, agent.agent_id), 0)
+        out.append(run)
+    return out

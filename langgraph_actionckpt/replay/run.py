@@ -1,9 +1,9 @@
 """Action-level runs without a LangGraph graph: :class:`ActionRun`.
 
 A plain Python or asyncio agent loop records and replays its actions the way a
-graph task does. Inside ``with ActionRun(saver, run_id, agent_id=...)`` (or
-``async with``), ``@action`` functions, LangChain chat models and tools are
-logged through the same hooks, and :meth:`ActionRun.step` logs an explicit
+graph task does. Inside ``with saver.run(run_id, agent_id=...)`` (an
+:class:`ActionRun`; or ``async with``), ``@action`` functions, LangChain chat
+models and tools are logged through the same hooks, and :meth:`ActionRun.step` logs an explicit
 step. The run stands in for the LangGraph task (:func:`.context.task_scope`
 finds it through a context variable), so the replay decision, the rows, the
 lease and the CLI are those of a graph:
@@ -66,10 +66,11 @@ class RunScope(TaskScope):
 class ActionRun:
     """Record and replay the actions of a program that is not a LangGraph graph.
 
-    Use it as ``with ActionRun(saver, "run-1", agent_id="a") as run:`` or
-    ``async with``. Inside, ``@action`` functions, LangChain chat models
-    (``invoke``, ``ainvoke``, ``stream``...), tools and :meth:`step` are logged
-    as action rows of the run, and after a crash the same program run again
+    Use it as ``with saver.run("run-1", agent_id="a") as run:`` (the same
+    as ``ActionRun(saver, "run-1", agent_id="a")``) or ``async with``.
+    Inside, ``@action`` functions, LangChain chat models (``invoke``,
+    ``ainvoke``, ``stream``...), tools and :meth:`step` are logged as action
+    rows of the run, and after a crash the same program run again
     under the same run id is served what was completed: an idempotent action
     caught in flight runs again, a non-idempotent one raises
     :class:`~langgraph_actionckpt.InFlightActionError` until it is settled

@@ -42,6 +42,7 @@ from langgraph_actionckpt.checkpoints._async_api import (
 from langgraph_actionckpt.checkpoints.durability import DurabilityBarrier
 from langgraph_actionckpt.checkpoints.setup import Allowlist
 from langgraph_actionckpt.errors import ServiceError
+from langgraph_actionckpt.replay.run import ActionRun
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb
 from langgraph_actionckpt.service._pb import checkpoint_pb2_grpc as pb_grpc
 from langgraph_actionckpt.service.remote_base import RemoteCore, asleep, run_config
@@ -362,6 +363,10 @@ class AsyncRemoteBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
         """Write action records now, in one call (used by the writer)."""
         req = pb.RecordActionsRequest(records=[record_to_json(r) for r in records])
         await self.channel.call("RecordActions", req)
+
+    def run(self, run_id: str, *, agent_id: str | None = None) -> ActionRun:
+        """``with saver.run(run_id, agent_id=...) as run:`` (or ``async with``): see ActionRun."""
+        return ActionRun(self, run_id, agent_id)
 
     async def aarchive_thread(self, thread_id: str) -> str | None:
         """Move a thread to the service's cold tier; its URL, or None when it has no rows.

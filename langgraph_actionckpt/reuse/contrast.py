@@ -145,12 +145,22 @@ _ACRONYMS = {
     "JSON", "PDF", "FAQ", "OK", "TV", "ID", "URL", "UI", "UX", "FYI", "ASAP", "PM", "AM",
 }  # fmt: skip
 _POSSESSIVE = re.compile(r"(?:'s|s')$")
+# each cue word's grammatical classes (a word may be a cue of two languages)
+_CUE_CLASSES: dict[str, frozenset[str]] = {
+    word: frozenset(c for c, words in structure.CUES.items() if word in words)
+    for words in structure.CUES.values()
+    for word in words
+}
+_NONE: frozenset[str] = frozenset()
 
 
 def _tokens(text: str) -> list[str]:
-    """Words, numbers, quoted strings and sentence ends (a role prefix ends a sentence)."""
+    """Words, numbers, quoted strings and sentence ends of a normalized text.
+
+    A role prefix ends a sentence.
+    """
     out: list[str] = []
-    for tok in _TOKEN.findall(structure.normalize(text)):
+    for tok in _TOKEN.findall(text):
         if tok[0] in "'\"":
             out.append(tok)
             continue
@@ -182,6 +192,7 @@ def _features(text: str) -> _Features:
     capitalised: list[tuple[str, bool]] = []
     inner = 0  # words inside a sentence: a text capitalising most of them names nothing so
     previous = ""
+    text = structure.normalize(text)
     for tok in _tokens(text):
         if tok in _SENT_END:
             start = True
@@ -216,11 +227,10 @@ def _features(text: str) -> _Features:
         if unit is not None:
             f.units.add(unit)
         if previous not in structure.QUESTION_WORDS:
-            forms = {low, low.split("-")[0]}
-            f.cues.update(c for c, words in structure.CUES.items() if forms & words)
+            f.cues |= _CUE_CLASSES.get(low, _NONE) | _CUE_CLASSES.get(low.split("-")[0], _NONE)
         previous = low
         start = False
-    _unspaced_cues(structure.normalize(text), f)
+    _unspaced_cues(text, f)
     if sum(not initial for _, initial in capitalised) * 3 <= inner:
         f.names.extend(capitalised)
     return f
@@ -228,7 +238,7 @@ def _features(text: str) -> _Features:
 
 def _unspaced_cues(text: str, f: _Features) -> None:
     """The cues of Chinese and Japanese, found as substrings of the runs of those scripts."""
-    runs = "|".join("".join(c if structure.is_han(c) else " " for c in text).split())
+    runs = "|".join(structure.han_runs(text))
     if not runs:
         return
     f.units |= structure.unspaced_units(runs)

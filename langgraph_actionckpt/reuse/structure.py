@@ -25,6 +25,7 @@ __all__ = [
     "QUESTION_WORDS",
     "UNSPACED_CUES",
     "han_numbers",
+    "han_runs",
     "is_han",
     "normalize",
     "number_word",
@@ -280,6 +281,17 @@ def is_han(char: str) -> bool:
     """A Chinese character, or Japanese kana: scripts written without spaces."""
     name = unicodedata.name(char, "")
     return name.startswith(("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA"))
+
+
+# the blocks of Chinese characters and Japanese kana (what is_han names), for a fast scan
+_HAN_RUN = re.compile(
+    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+"
+)
+
+
+def han_runs(text: str) -> list[str]:
+    """The runs of Chinese characters and Japanese kana in a text."""
+    return _HAN_RUN.findall(text)
 
 
 def split_han(token: str) -> list[str]:

@@ -149,6 +149,16 @@ def lookup_latency(embeddings: Any, n: int = 30, entries: int = 500) -> dict[str
     }
 
 
+def contrast_ms(rows: list[dict[str, Any]]) -> list[float]:
+    """Milliseconds the contrast check takes on each scored pair (new request against cached)."""
+    out = []
+    for r in rows:
+        t0 = time.perf_counter()
+        contrast(r["tb"], r["ta"])
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
 def _drop(schema: str) -> Any:
     from langgraph_actionckpt.db.driver import Op
     from langgraph_actionckpt.db.sqlid import q
@@ -223,6 +233,12 @@ def main() -> None:
         if x["pair"]["label"] == "distinct" and x["contrast"]:
             refused[x["contrast"]] = refused.get(x["contrast"], 0) + 1
     print("distinct pairs refused by the contrast check, by reason:", refused)
+    check_ms = contrast_ms(rows)
+    print(
+        f"contrast check per candidate ({len(rows)} pairs): "
+        f"p50 {statistics.median(check_ms):.2f} ms, max {max(check_ms):.2f} ms "
+        "(a lookup checks at most k=4 candidates)"
+    )
     if not args.no_latency:
         lat = lookup_latency(embeddings)
         print(

@@ -207,7 +207,7 @@ REFUSED_ROUND_2 = [
      "How many credits does the course need in hours?", "words appended"),
     ("constraint-appended", "Suggest a side dish for a roast dinner.",
      "Suggest a side dish for a roast dinner that is gluten-free.", "words appended"),
-    ("han-run-replaced", "这本书多少人民币?", "这本书多少日元?", "a word replaced"),
+    ("han-run-replaced", "这本书多少人民币?", "这本书多少日元?", "units differ"),
     ("currency-sign", "Convert 5₩ to euros.", "Convert 5₺ to euros.", "a word replaced"),
 ]  # fmt: skip
 

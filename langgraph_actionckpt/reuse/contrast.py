@@ -14,21 +14,31 @@ Unicode category; Chinese and Japanese characters count one word each; see
 * numbers, in order: digits of any script (ASCII, full-width, Arabic-Indic...),
   Chinese numerals and cardinal number words;
 * dates and times (weekdays, months, today/tomorrow, am/pm...);
-* negation (``not``, ``n't``, ``nicht``, ``не``, ``不``...): odd against even;
+* negation (``not``, ``n't``, ``nicht``, ``не``, ``لا``, ``不``, ``ない``...): odd
+  against even;
 * tense: a past-tense cue on one side only ("Is my flight delayed?" against
-  "Was my flight delayed?");
-* scope: a universal quantifier on one side only ("all channels" / "this channel");
-* opposite words (on/off, enable/disable, add/remove, buy/sell, before/after...);
+  "Was my flight delayed?"), or a future against a perfect ("Will ... be
+  watered?" / "Have ... been watered?");
+* scope: a universal ("all channels" / "this channel") or paucal ("a camera bag" /
+  "several camera bags") quantifier on one side only, or the same words with one
+  in the singular and the other in the plural;
+* units and currencies, when both sides name some ("in kilograms" / "in pounds",
+  "km" and "kilometers" being one);
+* opposite words (on/off, enable/disable, add/remove, buy/sell, before/after...),
+  and words that differ only in a prefix, the way many languages build opposites
+  ("indoors" / "outdoors", "import" / "export", "включи" / "выключи");
 * names: capitalised words inside a sentence (Latin, Greek, Cyrillic...; not in a
   text that capitalises its nouns), all-caps codes, quoted strings, identifiers
   with digits, dots or underscores, in order;
 * word order: the same words in another order (swapped roles: "is a lion faster
   than a horse" against "is a horse faster than a lion");
 * small edits: the same content words but for one place where a word was
-  replaced, added or dropped ("by bus" / "by taxi", "flats" / "flats that allow
-  pets"; a run of Chinese or Japanese characters, "人民币" / "美元", is one word
-  here). A paraphrase rewrites more than that; a request that asks for something
-  else usually changes one element and keeps the rest;
+  replaced, or a clause added or dropped ("by bus" / "by taxi", "flats" / "flats
+  that allow pets"; a run of Chinese or Japanese characters, "人民币" / "美元", is
+  one word replaced, and about one word per two characters inserted); or every
+  word the same but one function word ("from" / "until"). A paraphrase rewrites
+  more than that; a request that asks for something else usually changes one
+  element and keeps the rest;
 * words appended: every content word of one request, in order, and more at the
   end of a sentence ("... a bachelor's degree?" / "... a bachelor's degree in
   hours?"): a unit, a constraint or a qualifier added.
@@ -135,12 +145,22 @@ _ACRONYMS = {
     "JSON", "PDF", "FAQ", "OK", "TV", "ID", "URL", "UI", "UX", "FYI", "ASAP", "PM", "AM",
 }  # fmt: skip
 _POSSESSIVE = re.compile(r"(?:'s|s')$")
+# each cue word's grammatical classes (a word may be a cue of two languages)
+_CUE_CLASSES: dict[str, frozenset[str]] = {
+    word: frozenset(c for c, words in structure.CUES.items() if word in words)
+    for words in structure.CUES.values()
+    for word in words
+}
+_NONE: frozenset[str] = frozenset()
 
 
 def _tokens(text: str) -> list[str]:
-    """Words, numbers, quoted strings and sentence ends (a role prefix ends a sentence)."""
+    """Words, numbers, quoted strings and sentence ends of a normalized text.
+
+    A role prefix ends a sentence.
+    """
     out: list[str] = []
-    for tok in _TOKEN.findall(structure.normalize(text)):
+    for tok in _TOKEN.findall(text):
         if tok[0] in "'\"":
             out.append(tok)
             continue
@@ -162,8 +182,8 @@ class _Features:
     names: list[tuple[str, bool]] = field(default_factory=list)  # (name, sentence-initial)
     quoted: list[str] = field(default_factory=list)
     negations: int = 0
-    past: bool = False
-    universal: bool = False
+    cues: set[str] = field(default_factory=set)  # grammatical classes: past, universal...
+    units: set[str] = field(default_factory=set)
 
 
 def _features(text: str) -> _Features:
@@ -171,6 +191,8 @@ def _features(text: str) -> _Features:
     start = True
     capitalised: list[tuple[str, bool]] = []
     inner = 0  # words inside a sentence: a text capitalising most of them names nothing so
+    previous = ""
+    text = structure.normalize(text)
     for tok in _tokens(text):
         if tok in _SENT_END:
             start = True
@@ -199,36 +221,88 @@ def _features(text: str) -> _Features:
             f.names.append((low, False))
         elif tok[0].isupper() and low != "i" and tok not in _ACRONYMS:
             capitalised.append((low, start and not tok.isupper()))
-        if low in _NEGATIONS or low.endswith("n't") or tok in structure.HAN_NEGATIONS:
+        if low in _NEGATIONS or low.endswith("n't"):
             f.negations += 1
-        f.past |= low in structure.PAST or low.split("-")[0] in structure.PAST
-        f.universal |= low in structure.UNIVERSAL
+        unit = structure.units_in(low)
+        if unit is not None:
+            f.units.add(unit)
+        if previous not in structure.QUESTION_WORDS:
+            f.cues |= _CUE_CLASSES.get(low, _NONE) | _CUE_CLASSES.get(low.split("-")[0], _NONE)
+        previous = low
         start = False
+    _unspaced_cues(text, f)
     if sum(not initial for _, initial in capitalised) * 3 <= inner:
         f.names.extend(capitalised)
     return f
+
+
+def _unspaced_cues(text: str, f: _Features) -> None:
+    """The cues of Chinese and Japanese, found as substrings of the runs of those scripts."""
+    runs = "|".join(structure.han_runs(text))
+    if not runs:
+        return
+    f.units |= structure.unspaced_units(runs)
+    for cls, cues in structure.UNSPACED_CUES.items():
+        count = sum(runs.count(cue) for cue in cues)
+        if cls == "negation":
+            f.negations += count
+        elif count:
+            f.cues.add(cls)
+
+
+def _future_against_perfect(a: set[str], b: set[str]) -> bool:
+    """One side asks about the future, the other about what has happened."""
+    return any(
+        "future" in x and "future" not in y and "perfect" in y - x for x, y in ((a, b), (b, a))
+    )
+
+
+def _prefix_swapped(da: set[str], db: set[str]) -> bool:
+    """Words only one side has that differ only in front: a prefix marks the opposite.
+
+    "indoors" / "outdoors", "import" / "export", "inbound" / "outbound",
+    "включи" / "выключи", "einschalten" / "ausschalten": the same stem, another
+    direction, in any language that builds opposites with prefixes.
+    """
+    for x in da:
+        for y in db:
+            if x[-1:] != y[-1:] or x.endswith(y) or y.endswith(x):
+                continue
+            common = next(
+                (i for i, (p, q) in enumerate(zip(x[::-1], y[::-1], strict=False)) if p != q),
+                min(len(x), len(y)),
+            )
+            if common >= 4 and 2 * common >= max(len(x), len(y)):
+                return True
+    return False
 
 
 def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def _elements(words: list[str]) -> int:
+def _elements(words: list[str], han_chars: int = 0) -> int:
     """How many elements a run of words is: a run of Han or kana characters is one.
 
     Chinese and Japanese are cut one character a word, so "人民币" / "美元" (one
-    currency for another) is one element replaced, not three characters.
+    currency for another) is one element replaced, not three characters. With
+    ``han_chars``, a run counts one word per that many characters instead (a clause
+    inserted, "高速道路で" in "東京から大阪まで高速道路で何キロですか", is several words).
     """
     count = 0
-    previous_han = False
-    for w in words:
-        han = len(w) == 1 and structure.is_han(w)
-        count += not (han and previous_han)
-        previous_han = han
+    run = 0
+    for w in [*words, ""]:
+        if len(w) == 1 and structure.is_han(w):
+            run += 1
+            continue
+        if run:
+            count += -(-run // han_chars) if han_chars else 1
+            run = 0
+        count += bool(w)
     return count
 
 
-def _small_edit(ca: list[str], cb: list[str]) -> str | None:
+def _small_edit(ca: list[str], cb: list[str], *, replaced_only: bool = False) -> str | None:
     """Why the content words differ by a small edit, or None.
 
     A small edit keeps the other content words in place and makes one change: a
@@ -240,8 +314,13 @@ def _small_edit(ca: list[str], cb: list[str]) -> str | None:
     """
     sa, sb = [_stem(w) for w in ca], [_stem(w) for w in cb]
     ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
+    # a word of Chinese or Japanese is about two characters long
     changed = [
-        (tag, _elements(ca[i1:i2]), _elements(cb[j1:j2]))
+        (
+            tag,
+            _elements(ca[i1:i2], 0 if tag == "replace" else 2),
+            _elements(cb[j1:j2], 0 if tag == "replace" else 2),
+        )
         for tag, i1, i2, j1, j2 in ops
         if tag != "equal"
     ]
@@ -249,9 +328,12 @@ def _small_edit(ca: list[str], cb: list[str]) -> str | None:
     if len(changed) != 1 or same < 1:
         return None
     tag, n, m = changed[0]
+    if replaced_only:
+        # every word counted: one function word for another ("from" / "until")
+        return "a word replaced" if tag == "replace" and n == m == 1 else None
     if tag == "replace":
         return "a word replaced" if max(n, m) <= 2 else None
-    return "a clause added or dropped" if 2 <= n + m <= 4 else None
+    return "a clause added or dropped" if n + m >= 2 else None
 
 
 def _appended(sa: list[str], sb: list[str]) -> bool:
@@ -292,15 +374,20 @@ def contrast(a: str, b: str) -> str | None:
         return "dates or times differ"
     if fa.negations % 2 != fb.negations % 2:
         return "negation differs"
-    if fa.past != fb.past:
+    differs = fa.cues ^ fb.cues
+    if "past" in differs or _future_against_perfect(fa.cues, fb.cues):
         return "tense differs"
-    if fa.universal != fb.universal:
+    if differs & {"universal", "some"}:
         return "quantifier differs"
+    if fa.units and fb.units and fa.units != fb.units:
+        return "units differ"
     wa, wb = set(fa.words), set(fb.words)
     da, db = wa - wb, wb - wa
     for pos, neg in _OPPOSITES:
         if (da & pos and db & neg) or (da & neg and db & pos):
             return "opposite words"
+    if _prefix_swapped(da, db):
+        return "opposite words"
     # a capitalised first word is a name only if the other text names it inside a sentence
     known = {n for n, initial in fa.names + fb.names if not initial}
     na = [n for n, initial in fa.names if not initial or n in known]
@@ -313,9 +400,11 @@ def contrast(a: str, b: str) -> str | None:
     cb = [w for w in fb.words if w not in _STOP]
     if ca != cb and Counter(ca) == Counter(cb):
         return "same words, other order"
-    edit = _small_edit(ca, cb)
+    edit = _small_edit(ca, cb) or _small_edit(fa.words, fb.words, replaced_only=True)
     if edit is not None:
         return edit
+    if ca != cb and [_stem(w) for w in ca] == [_stem(w) for w in cb]:
+        return "singular against plural"
     sa = [_stem(w) for w in fa.sequence if w not in _STOP]
     sb = [_stem(w) for w in fb.sequence if w not in _STOP]
     return "words appended" if _appended(sa, sb) else None

@@ -6,8 +6,9 @@ with the requests people send: how to cut text into words in any script (Han and
 kana characters count one word each), the value of a number however it is written
 (any Unicode decimal digit: ASCII, full-width, Arabic-Indic, Devanagari...;
 Chinese numerals; cardinal number words), and the closed grammatical classes that
-flip an answer: negation, past tense, universal quantifiers, in English, German,
-French, Spanish, Italian, Portuguese, Russian and Chinese. Currency and unit
+flip an answer: negation, past and future tense, universal and paucal quantifiers, in
+English, German, French, Spanish, Italian, Portuguese, Russian, Arabic, Chinese and
+Japanese (the last two found as substrings: they are written without spaces). Currency and unit
 symbols are read as the words they stand for, so "$5" and "5 dollars" agree; any other
 currency sign (Unicode category Sc) is a word of its own, so "5₩" and "5₺" differ.
 """
@@ -19,15 +20,19 @@ import re
 import unicodedata
 
 __all__ = [
+    "CUES",
     "NEGATIONS",
-    "PAST",
-    "UNIVERSAL",
+    "QUESTION_WORDS",
+    "UNSPACED_CUES",
     "han_numbers",
+    "han_runs",
     "is_han",
     "normalize",
     "number_word",
     "numbers_in",
     "split_han",
+    "units_in",
+    "unspaced_units",
 ]
 
 # Symbols read as words, so that a paraphrase writing the word agrees with one using
@@ -77,37 +82,175 @@ NEGATIONS = _words(
     nunca sin ningún ninguna ninguno nada jamás
     non senza mai não nem sem
     не нет ни никогда без ничего нельзя
+    لا لم لن ليس ليست بدون غير
     """
 )
-"""Negation cues (Chinese ones are characters: see :data:`HAN_NEGATIONS`)."""
+"""Negation cues (in scripts written without spaces: see :data:`UNSPACED_CUES`)."""
 
 HAN_NEGATIONS = frozenset("不没沒别別无無未勿")
 
-PAST = _words(
-    """
-    was were did had wasn't weren't didn't hadn't yesterday ago
-    war waren warst hatte hatten wurde wurden gestern
-    était étaient avait avaient fut hier
-    estaba estaban era eran fue fueron había hubo ayer
-    era erano stava ieri
-    был была было были вчера
-    昨天 过 過
-    """
-)
-"""Past-tense cues: auxiliaries and the words that put a request in the past."""
+# Grammatical classes that change the answer, each a closed class of every supported
+# language: a request with a cue of a class against one without it asks something else.
+CUES: dict[str, frozenset[str]] = {
+    "past": _words(
+        """
+        was were did had wasn't weren't didn't hadn't yesterday ago
+        war waren warst hatte hatten wurde wurden gestern
+        était étaient avait avaient fut hier
+        estaba estaban era eran fue fueron había hubo ayer
+        erano stava stavano ieri
+        estava estavam foi foram ontem
+        был была было были вчера
+        كان كانت كانوا أمس
+        """
+    ),
+    "future": _words(
+        """
+        will shall won't wird werden werde wirst будет будут буду будем سوف
+        """
+    ),
+    "perfect": _words("has have hasn't haven't hat haben habe hast"),
+    "universal": _words(
+        """
+        all every each per entire whole any both everyone everything
+        alle allen jeder jede jedes ganze gesamte beide
+        tous toutes chaque entier entière
+        todos todas cada entero entera ambos
+        tutti tutte ogni
+        todo tudo
+        все всех каждый каждая каждое весь вся всё оба
+        كل جميع كافة
+        """
+    ),
+    "some": _words(
+        """
+        several some many few multiple various
+        mehrere einige viele wenige
+        plusieurs quelques
+        varios varias algunos algunas muchos muchas pocos
+        alcuni alcune molti molte pochi
+        vários várias alguns algumas muitos muitas poucos
+        несколько много немного некоторые
+        بعض عدة
+        """
+    ),
+}
+"""Cue words of each class: past, future and perfect tense, universal and paucal quantifiers.
 
-UNIVERSAL = _words(
-    """
-    all every each entire whole any both everyone everything
-    alle allen jeder jede jedes ganze gesamte beide
-    tous toutes chaque entier entière
-    todos todas cada entero entera ambos
-    tutti tutte ogni
-    все всех каждый каждая каждое весь вся всё оба
-    所有 每 全部 都
-    """
+A future against a perfect ("Will ... be watered?" / "Have ... been watered?") asks
+about another time; a future against a present often does not ("Does my cover
+start ..." / "Will my cover begin ..."), so only the first is refused.
+"""
+# question words that make the next cue a question, not a quantifier ("how many")
+QUESTION_WORDS = _words("how")
+
+# The same classes in Chinese and Japanese, found as substrings (no spaces to cut at);
+# "negation" is counted (odd against even), the others are present or not.
+UNSPACED_CUES: dict[str, tuple[str, ...]] = {
+    "negation": (*HAN_NEGATIONS, "ない", "ません"),
+    "past": ("ました", "でした", "かった", "だった", "昨日", "昨天", "过", "過"),
+    "future": ("将要", "將要"),
+    "universal": ("すべて", "全て", "全部", "みんな", "所有", "每", "都", "各"),
+    "some": ("いくつか", "几个", "幾個", "一些", "多个", "多個"),
+}
+"""Cues of each class in scripts written without spaces."""
+
+# Units of measure and currencies, a closed class: (unit, its names in the supported
+# languages). A name matches a word it starts (plurals and case endings: "kilometers",
+# "километров") with at most three more letters; a short symbol only as a whole word.
+_UNIT_NAMES = (
+    ("meter", "meter metre mètre метр متر"),
+    ("kilometer", "kilometer kilometre kilomètre kilómetro quilômetro chilometro километр"),
+    ("centimeter", "centimeter centimetre zentimeter centimètre centímetro сантиметр"),
+    ("millimeter", "millimeter millimetre millimètre milímetro миллиметр"),
+    ("mile", "mile meile milla миля"),
+    ("foot", "foot feet fuß pied фут"),
+    ("inch", "inch inches zoll pouce pulgada polegada pollice дюйм"),
+    ("yard", "yard yarda ярд"),
+    ("gram", "gram gramm gramme gramo grama grammo грамм غرام"),
+    ("kilogram", "kilogram kilogramm kilogramme kilogramo quilograma chilogrammo килограмм"),
+    ("pound", "pound pfund libra libbra фунт"),
+    ("ounce", "ounce unze onza onça унци"),
+    ("ton", "tonne tonelada тонн"),
+    ("liter", "liter litre litro литр لتر"),
+    ("milliliter", "milliliter millilitre mililitro миллилитр"),
+    ("gallon", "gallon gallone galón galão галлон"),
+    ("cup", "cup tasse taza xícara tazza стакан"),
+    ("teaspoon", "teaspoon teelöffel cuillère cucharadita колпачок"),
+    ("degree", "degree degré grado grau градус درجة"),
+    ("celsius", "celsius цельси مئوية"),
+    ("fahrenheit", "fahrenheit фаренгейт فهرنهايت"),
+    ("kelvin", "kelvin кельвин"),
+    ("percent", "percent prozent pourcent porcentaje porcento процент"),
+    ("watt", "watt ватт"),
+    ("kilowatt", "kilowatt киловатт"),
+    ("megawatt", "megawatt мегаватт"),
+    ("joule", "joule джоул"),
+    ("calorie", "calorie kalorie caloría калори"),
+    ("byte", "byte octet байт"),
+    ("megabyte", "megabyte mégaoctet мегабайт"),
+    ("gigabyte", "gigabyte gigaoctet гигабайт"),
+    ("dollar", "dollar dólar dollaro доллар دولار"),
+    ("euro", "евро يورو"),
+    ("yen", "yen иен"),
+    ("ruble", "ruble rouble rublo рубл"),
+    ("rupee", "rupee roupie rupia рупи"),
+    ("peso", "peso песо"),
+    ("franc", "франк"),
+    ("yuan", "yuan юан"),
+    ("riyal", "riyal риял ريال"),
 )
-"""Universal quantifiers: "all channels" is another request than "this channel"."""
+_UNIT_SYMBOLS = {
+    "m": "meter", "km": "kilometer", "cm": "centimeter", "mm": "millimeter",
+    "ft": "foot", "yd": "yard", "g": "gram", "kg": "kilogram", "kilo": "kilogram",
+    "kilos": "kilogram", "кило": "kilogram", "ton": "ton", "tons": "ton", "euro": "euro",
+    "euros": "euro", "franc": "franc", "francs": "franc", "franken": "franc",
+    "lb": "pound", "lbs": "pound", "oz": "ounce", "l": "liter", "ml": "milliliter",
+    "tsp": "teaspoon", "tbsp": "tablespoon", "tablespoon": "tablespoon", "kw": "kilowatt",
+    "kwh": "kilowatt", "mwh": "megawatt", "mph": "mile-per-hour",
+    "kph": "kilometer-per-hour", "psi": "psi", "bar": "bar", "kb": "kilobyte",
+    "mb": "megabyte", "gb": "gigabyte", "tb": "terabyte", "usd": "dollar", "eur": "euro",
+    "gbp": "pound", "chf": "franc", "jpy": "yen", "inr": "rupee",
+}  # fmt: skip
+_UNIT_PREFIXES = {name: unit for unit, names in _UNIT_NAMES for name in names.split()}
+# Chinese and Japanese unit names, found as substrings
+_UNSPACED_UNITS = {
+    "公里": "kilometer", "千米": "kilometer", "厘米": "centimeter", "毫米": "millimeter",
+    "公斤": "kilogram", "千克": "kilogram", "克": "gram", "磅": "pound", "毫升": "milliliter",
+    "升": "liter", "摄氏": "celsius", "華氏": "fahrenheit", "华氏": "fahrenheit",
+    "美元": "dollar", "欧元": "euro", "歐元": "euro", "日元": "yen", "人民币": "yuan",
+    "英里": "mile", "キロメートル": "kilometer", "キログラム": "kilogram", "メートル": "meter",
+    "センチ": "centimeter",
+    "グラム": "gram", "リットル": "liter", "ポンド": "pound", "ドル": "dollar",
+    "ユーロ": "euro", "円": "yen", "マイル": "mile",
+}  # fmt: skip
+
+
+def units_in(word: str) -> str | None:
+    """The unit a word (lower case) names, else None: "kilometers" and "km" are one unit.
+
+    A compound names its first part ("kilowatt-hours": kilowatt, as "kWh").
+    """
+    word = word.split("-")[0]
+    unit = _UNIT_SYMBOLS.get(word)
+    if unit is not None:
+        return unit
+    for cut in range(len(word), max(2, len(word) - 4), -1):
+        unit = _UNIT_PREFIXES.get(word[:cut])
+        if unit is not None:
+            return unit
+    return None
+
+
+def unspaced_units(text: str) -> set[str]:
+    """The units named in a run of Chinese or Japanese characters."""
+    found = set()
+    for name, unit in sorted(_UNSPACED_UNITS.items(), key=lambda kv: -len(kv[0])):
+        if name in text:
+            found.add(unit)
+            text = text.replace(name, " ")
+    return found
+
 
 _HAN_DIGITS = {
     "零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5,
@@ -138,6 +281,17 @@ def is_han(char: str) -> bool:
     """A Chinese character, or Japanese kana: scripts written without spaces."""
     name = unicodedata.name(char, "")
     return name.startswith(("CJK UNIFIED", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA"))
+
+
+# the blocks of Chinese characters and Japanese kana (what is_han names), for a fast scan
+_HAN_RUN = re.compile(
+    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+"
+)
+
+
+def han_runs(text: str) -> list[str]:
+    """The runs of Chinese characters and Japanese kana in a text."""
+    return _HAN_RUN.findall(text)
 
 
 def split_han(token: str) -> list[str]:

@@ -1,0 +1,136 @@
+"""Issue 34, third round: the structural contrast check in any supported language.
+
+The issue's multilingual and number cases run end to end through the public API
+(``SemanticReuse(LocalEmbeddings(), scope=...)`` with the default settings, a
+one-node graph, a counting model on the embedded PostgreSQL 18): the model must
+answer the second request itself. The rules added in this round are checked on
+the contrast check alone, each with a paraphrase it must still let through.
+"""
+
+from __future__ import annotations
+
+# ruff: noqa: RUF001  (requests in other scripts are what these tests check)
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from examples.fake_openai.models import ScriptedChatModel, read_calls
+from langgraph_actionckpt import ActionSaver
+from langgraph_actionckpt.reuse import SemanticReuse, contrast
+
+from .conftest import drop_schema, new_schema_name
+from .test_reuse import embeddings, llm_graph, llm_row, needs_model
+
+__all__ = ["embeddings"]  # the module-scoped model fixture, shared with test_reuse
+
+# (id, cached request, new request): the new one must not be served the cached answer.
+ISSUE_CASES = [
+    ("full-width-digits", "Book a table for 4 people tonight.",
+     "Book a table for ５ people tonight."),
+    ("arabic-indic-digits", "Book a table for 4 people tonight.",
+     "Book a table for ٥ people tonight."),
+    ("chinese-numerals", "帮我订三张电影票。", "帮我订五张电影票。"),
+    ("german-nicht", "Schalte das Licht in der Küche ein.",
+     "Schalte das Licht in der Küche nicht ein."),
+    ("russian-ne", "Включи свет", "Не включай свет"),
+    ("forty-sixty", "Order forty blue pens for the office.",
+     "Order sixty red pens for the office."),
+    ("seventy-ninety", "Reserve ninety seats for the gala.",
+     "Reserve seventy chairs for the gala."),
+]  # fmt: skip
+
+
+@needs_model
+def test_the_issues_cases_are_refused_end_to_end(
+    pg18_dsn: str, tmp_path: Path, embeddings: Any
+) -> None:
+    calls = str(tmp_path / "calls.jsonl")
+    model = ScriptedChatModel(calls_file=calls)
+    schema = new_schema_name()
+    # a paraphrase first: the same setup does serve what means the same
+    cases = [
+        ("paraphrase", "What is the capital of France?", "Which city is the capital of France?")
+    ]
+    served: dict[str, bool] = {}
+    try:
+        with ActionSaver.from_conn_string(pg18_dsn, schema=schema, setup=True) as saver:
+            graph = llm_graph(model, "sync").compile(checkpointer=saver)
+            for name, a, b in cases + ISSUE_CASES:
+                policy = SemanticReuse(embeddings, scope=f"case-{name}")
+                for q in (a, b):
+                    before = len(read_calls(calls))
+                    conf = {"thread_id": f"t-{uuid.uuid4().hex[:10]}", "actionckpt_reuse": policy}
+                    graph.invoke({"q": q, "out": []}, {"configurable": conf})
+                served[name] = len(read_calls(calls)) == before
+                if name != "paraphrase":
+                    row = llm_row(saver.list_actions(conf["thread_id"]))
+                    assert row.meta.get("reused_from") is None, name
+    finally:
+        drop_schema(pg18_dsn, schema)
+    assert served == {"paraphrase": True, **{name: False for name, _, _ in ISSUE_CASES}}
+
+
+# (id, a, b, reason): the rules of the third round, in both directions.
+REFUSED_ROUND_3 = [
+    ("ja-negation", "郵便局は今開いていますか?", "郵便局はなぜ今開いていないのですか?",
+     "negation differs"),
+    ("ja-past", "郵便局は今開いていますか?", "郵便局は開いていましたか?", "tense differs"),
+    ("ja-all", "郵便局は今開いていますか?", "郵便局はすべて今開いていますか?",
+     "quantifier differs"),
+    ("ar-past", "هل المخبز مفتوح الآن؟", "هل كان المخبز مفتوحا؟", "tense differs"),
+    ("ar-all", "هل المخبز مفتوح الآن؟", "هل كل المخابز مفتوحة الآن؟", "quantifier differs"),
+    ("ar-negation", "هل المخبز مفتوح الآن؟", "هل المخبز ليس مفتوح الآن؟", "negation differs"),
+    ("future-perfect", "Have the seedlings been watered?", "Will the seedlings be watered?",
+     "tense differs"),
+    ("several", "Suggest a camera bag for hiking.", "Suggest several camera bags for hiking.",
+     "quantifier differs"),
+    ("plural", "Recommend a telescope for viewing planets.",
+     "Recommend telescopes for viewing planets.", "singular against plural"),
+    ("units-two-edits", "How heavy is a grand piano in kilograms?",
+     "How heavy is an upright piano in pounds?", "units differ"),
+    ("units-ru", "Сколько стоит 2 килограмма яблок?", "Сколько стоит 2 фунта яблок?",
+     "units differ"),
+    ("prefix-opposite", "Remind me to bring the geraniums indoors.",
+     "Remind me to take the geraniums outdoors.", "opposite words"),
+    ("prefix-opposite-ru", "Включи свет на кухне.", "Выключи свет на кухне.", "opposite words"),
+    ("function-word", "Is the music school closed from December 20?",
+     "Is the music school closed until December 20?", "a word replaced"),
+    ("ja-clause-inserted", "東京から大阪まで何キロですか?",
+     "東京から大阪まで高速道路で何キロですか?", "a clause added or dropped"),
+    ("clause-inserted-long", "Is the pool open on Sunday?",
+     "Is the pool open for members with a guest pass and towels on Sunday?",
+     "a clause added or dropped"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "why"), [c[1:] for c in REFUSED_ROUND_3], ids=[c[0] for c in REFUSED_ROUND_3]
+)
+def test_contrast_refuses_in_any_supported_language(a: str, b: str, why: str) -> None:
+    assert contrast(f"human: {a}", f"human: {b}") == why
+    assert contrast(f"human: {b}", f"human: {a}") == why
+
+
+PARAPHRASES_ROUND_3 = [
+    # "how many" asks a question, it quantifies nothing
+    ("What is the population of Cairo?", "How many people live in Cairo?"),
+    # a future against a present asks about the same time
+    ("When does the pool open on Sunday?", "When will the pool be open on Sunday?"),
+    # one unit however it is written
+    ("How many km is it from Paris to Lyon?",
+     "What is the distance from Paris to Lyon in kilometers?"),
+    ("How much energy did the heater use in kilowatt hours?",
+     "What was the heater's energy use in kWh?"),
+    ("この荷物は何キロありますか?", "この荷物の重さは何キログラムですか?"),
+    # a unit on one side only is not a change of unit
+    ("How far is the airport from the hotel?",
+     "What distance in kilometers separates the hotel and the airport?"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("a", "b"), PARAPHRASES_ROUND_3)
+def test_paraphrases_the_new_rules_let_through(a: str, b: str) -> None:
+    assert contrast(f"human: {a}", f"human: {b}") is None
+    assert contrast(f"human: {b}", f"human: {a}") is None

@@ -41,6 +41,7 @@ from langgraph_actionckpt.checkpoints.rows import (
     split_get_tuple_row,
 )
 from langgraph_actionckpt.checkpoints.sql import Queries
+from langgraph_actionckpt.checkpoints.sql_base import ONE_THREAD
 from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
 from langgraph_actionckpt.db.driver import Op, Plan, PlanFactory
 from langgraph_actionckpt.db.encoding import escape_text, from_jsonable, plain_id, unescape_text
@@ -288,7 +289,7 @@ def list_conditions(
     if config is not None:
         conf = config.get("configurable", {})
         if conf.get("thread_id") is not None:
-            conds.append("thread_id = %(thread_id)s")
+            conds.append(ONE_THREAD)
             params["thread_id"] = escape_text(str(conf["thread_id"]))
         if conf.get("checkpoint_ns") is not None:
             conds.append("checkpoint_ns = %(ns)s")
@@ -383,11 +384,18 @@ def plan_list_page(
                 targets.add((r.thread_id, r.checkpoint_ns, channel, version))
     blobs: dict[tuple[str, str], dict[str, dict[str, StoredBlob]]] = {}
     budget = codec.budget()
-    if targets:
-        t = sorted(targets)
+    by_thread: dict[str, list[tuple[str, str, str]]] = {}
+    for thread, ns, channel, version in sorted(targets):
+        by_thread.setdefault(thread, []).append((ns, channel, version))
+    for thread, t in by_thread.items():  # one statement per thread: one shard each
         blob_rows = yield Op(
             queries.blob_chains,
-            ([x[0] for x in t], [x[1] for x in t], [x[2] for x in t], [x[3] for x in t]),
+            {
+                "thread_id": thread,
+                "ns": [x[0] for x in t],
+                "channels": [x[1] for x in t],
+                "versions": [x[2] for x in t],
+            },
             "all",
         )
         for b in map(BlobChainRow._make, blob_rows):

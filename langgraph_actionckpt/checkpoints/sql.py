@@ -13,7 +13,7 @@ from functools import cached_property
 from psycopg import sql
 
 from langgraph_actionckpt.checkpoints.rows import CHECKPOINT_COLUMNS, VALUE_COLUMNS
-from langgraph_actionckpt.checkpoints.sql_base import REF_TYPE
+from langgraph_actionckpt.checkpoints.sql_base import ONE_THREAD, REF_TYPE, thread_tie
 from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
 
 # Delta-aware blob fetch for one target (channel, version) per row of {t}: the
@@ -23,14 +23,14 @@ from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
 _BLOB_CHAIN = """
     CROSS JOIN LATERAL (
         SELECT tb.version, COALESCE(tb.snap_version, tb.version) AS lo FROM {s}.blobs tb
-        WHERE tb.thread_id = {t}.thread_id AND tb.checkpoint_ns = {t}.checkpoint_ns
+        WHERE tb.thread_id = %(thread_id)s AND tb.checkpoint_ns = {t}.checkpoint_ns
           AND tb.channel = {t}.channel AND tb.version = {t}.version
         OFFSET 0  -- an optimization fence: resolve the target before the range scan
     ) tb
     CROSS JOIN LATERAL (
         SELECT b.channel, b.version, b.type, b.blob, b.base_version, b.item_count
         FROM {s}.blobs b
-        WHERE b.thread_id = {t}.thread_id AND b.checkpoint_ns = {t}.checkpoint_ns
+        WHERE b.thread_id = %(thread_id)s AND b.checkpoint_ns = {t}.checkpoint_ns
           AND b.channel = {t}.channel AND b.version >= tb.lo AND b.version <= tb.version
         OFFSET 0
     ) b
@@ -48,7 +48,7 @@ LEFT JOIN LATERAL (
     FROM {s}.writes w
     {unnest}
     {ref}
-    WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+    WHERE w.thread_id = {thread} AND w.checkpoint_ns = c.checkpoint_ns
       AND w.checkpoint_id = c.checkpoint_id
 ) wr ON true
 """
@@ -57,14 +57,19 @@ LEFT JOIN LATERAL (
 class PutQueries(MaintenanceQueries):
     """The statements that store checkpoints, values and writes (one schema)."""
 
-    @cached_property
-    def writes_lateral(self) -> sql.Composed:
-        """The pending writes of checkpoint ``c``, references resolved, as arrays."""
+    @functools.lru_cache(maxsize=2)  # noqa: B019 - one Queries object per saver, two keys
+    def writes_lateral(self, one_thread: bool) -> sql.Composed:
+        """The pending writes of checkpoint ``c``, references resolved, as arrays.
+
+        ``one_thread``: every checkpoint read belongs to ``%(thread_id)s`` (see
+        :meth:`write_ref_join`).
+        """
         return self.q(
             _WRITES_LATERAL,
             unnest=self.writes_unnest,
-            ref=self.write_ref_join,
+            ref=self.write_ref_join(one_thread),
             ref_type=sql.SQL(REF_TYPE),
+            thread=thread_tie(one_thread, "c"),
         )
 
     # -------------------------------------------------------------------- put
@@ -249,14 +254,14 @@ class Queries(PutQueries):
                 -- inline values (empty version) live in the checkpoint itself
                 CROSS JOIN LATERAL (
                     SELECT tb.version, tb.snap_version, tb.list_len FROM {s}.blobs tb
-                    WHERE u.version <> '' AND tb.thread_id = c.thread_id
+                    WHERE u.version <> '' AND tb.thread_id = %(thread_id)s
                       AND tb.checkpoint_ns = c.checkpoint_ns
                       AND tb.channel = u.channel AND tb.version = u.version
                     OFFSET 0
                 ) tb
                 CROSS JOIN LATERAL (
                     SELECT s.type, s.blob, s.list_len FROM {s}.blobs s
-                    WHERE s.thread_id = c.thread_id AND s.checkpoint_ns = c.checkpoint_ns
+                    WHERE s.thread_id = %(thread_id)s AND s.checkpoint_ns = c.checkpoint_ns
                       AND s.channel = u.channel
                       AND s.version = COALESCE(tb.snap_version, tb.version)
                     OFFSET 0
@@ -272,7 +277,7 @@ class Queries(PutQueries):
                                ',' ORDER BY b.version) END AS layout
                     FROM {s}.blobs b
                     WHERE tb.snap_version IS NOT NULL
-                      AND b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                      AND b.thread_id = %(thread_id)s AND b.checkpoint_ns = c.checkpoint_ns
                       AND b.channel = u.channel AND b.version > tb.snap_version
                       AND b.version <= tb.version
                     OFFSET 0
@@ -283,7 +288,7 @@ class Queries(PutQueries):
             cols=sql.SQL(CHECKPOINT_COLUMNS),
             values=sql.SQL(VALUE_COLUMNS),
             where=sql.SQL(where),
-            writes=self.writes_lateral,
+            writes=self.writes_lateral(True),
         )
 
     @functools.lru_cache(maxsize=4)  # noqa: B019
@@ -317,33 +322,37 @@ class Queries(PutQueries):
             """,
             cols=sql.SQL(CHECKPOINT_COLUMNS),
             where=sql.SQL(where),
-            writes=self.writes_lateral,
+            writes=self.writes_lateral(ONE_THREAD in conditions),
         )
 
     @cached_property
     def blob_chains(self) -> sql.Composed:
-        """Blob rows for many targets at once; each chain range is scanned once."""
+        """Blob rows for many targets of one thread; each chain range is scanned once.
+
+        Parameters: ``thread_id``, and ``ns``/``channels``/``versions`` arrays
+        (one element per target).
+        """
         return self.q(
             """
             WITH r AS (
-                SELECT t.thread_id, t.checkpoint_ns, t.channel, tb.lo, max(tb.version) AS hi
-                FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[])
-                     AS t(thread_id, checkpoint_ns, channel, version)
+                SELECT t.checkpoint_ns, t.channel, tb.lo, max(tb.version) AS hi
+                FROM unnest(%(ns)s::text[], %(channels)s::text[], %(versions)s::text[])
+                     AS t(checkpoint_ns, channel, version)
                 CROSS JOIN LATERAL (
                     SELECT tb.version, COALESCE(tb.snap_version, tb.version) AS lo
                     FROM {s}.blobs tb
-                    WHERE tb.thread_id = t.thread_id AND tb.checkpoint_ns = t.checkpoint_ns
+                    WHERE tb.thread_id = %(thread_id)s AND tb.checkpoint_ns = t.checkpoint_ns
                       AND tb.channel = t.channel AND tb.version = t.version
                     OFFSET 0
                 ) tb
-                GROUP BY t.thread_id, t.checkpoint_ns, t.channel, tb.lo
+                GROUP BY t.checkpoint_ns, t.channel, tb.lo
             )
-            SELECT r.thread_id, r.checkpoint_ns, b.channel, b.version, b.type, b.blob,
+            SELECT %(thread_id)s::text, r.checkpoint_ns, b.channel, b.version, b.type, b.blob,
                    b.base_version, b.item_count
             FROM r CROSS JOIN LATERAL (
                 SELECT b.channel, b.version, b.type, b.blob, b.base_version, b.item_count
                 FROM {s}.blobs b
-                WHERE b.thread_id = r.thread_id AND b.checkpoint_ns = r.checkpoint_ns
+                WHERE b.thread_id = %(thread_id)s AND b.checkpoint_ns = r.checkpoint_ns
                   AND b.channel = r.channel AND b.version >= r.lo AND b.version <= r.hi
                 OFFSET 0
             ) b
@@ -402,7 +411,7 @@ class Queries(PutQueries):
               AND x.channel = ANY(%(channels)s::text[])
             """,
             unnest=self.writes_unnest,
-            ref=self.write_ref_join,
+            ref=self.write_ref_join(True),
             ref_type=sql.SQL(REF_TYPE),
         )
 

@@ -13,7 +13,7 @@ from functools import cached_property
 from psycopg import sql
 
 from langgraph_actionckpt.checkpoints.rows import CHECKPOINT_COLUMNS, VALUE_COLUMNS
-from langgraph_actionckpt.checkpoints.sql_base import ONE_THREAD, REF_TYPE, thread_tie
+from langgraph_actionckpt.checkpoints.sql_base import REF_TYPE
 from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
 
 # Delta-aware blob fetch for one target (channel, version) per row of {t}: the
@@ -48,7 +48,7 @@ LEFT JOIN LATERAL (
     FROM {s}.writes w
     {unnest}
     {ref}
-    WHERE w.thread_id = {thread} AND w.checkpoint_ns = c.checkpoint_ns
+    WHERE w.thread_id = %(thread_id)s AND w.checkpoint_ns = c.checkpoint_ns
       AND w.checkpoint_id = c.checkpoint_id
 ) wr ON true
 """
@@ -57,19 +57,14 @@ LEFT JOIN LATERAL (
 class PutQueries(MaintenanceQueries):
     """The statements that store checkpoints, values and writes (one schema)."""
 
-    @functools.lru_cache(maxsize=2)  # noqa: B019 - one Queries object per saver, two keys
-    def writes_lateral(self, one_thread: bool) -> sql.Composed:
-        """The pending writes of checkpoint ``c``, references resolved, as arrays.
-
-        ``one_thread``: every checkpoint read belongs to ``%(thread_id)s`` (see
-        :meth:`write_ref_join`).
-        """
+    @cached_property
+    def writes_lateral(self) -> sql.Composed:
+        """The pending writes of checkpoint ``c`` of thread ``%(thread_id)s``, as arrays."""
         return self.q(
             _WRITES_LATERAL,
             unnest=self.writes_unnest,
-            ref=self.write_ref_join(one_thread),
+            ref=self.write_ref_join,
             ref_type=sql.SQL(REF_TYPE),
-            thread=thread_tie(one_thread, "c"),
         )
 
     # -------------------------------------------------------------------- put
@@ -202,17 +197,22 @@ class PutQueries(MaintenanceQueries):
             final = """
             INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
                 parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions, metadata)
-            VALUES ({thread}, %(ns)s, %(checkpoint_id)s, %(parent)s, %(run_id)s, %(step)s,
-                    %(type)s, %(checkpoint)s, %(channels)s::text[], %(versions)s::text[],
-                    %(metadata)s::jsonb)
+            {source}
             ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
                 parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
                 run_id = EXCLUDED.run_id, step = EXCLUDED.step, type = EXCLUDED.type,
                 checkpoint = EXCLUDED.checkpoint, channels = EXCLUDED.channels,
                 versions = EXCLUDED.versions, metadata = EXCLUDED.metadata
             """
-            thread = "(SELECT %(thread_id)s::text FROM fence)" if fenced else "%(thread_id)s"
-            final = final.replace("{thread}", thread)
+            values = (
+                "%(thread_id)s, %(ns)s, %(checkpoint_id)s, %(parent)s, %(run_id)s, %(step)s, "
+                "%(type)s, %(checkpoint)s, %(channels)s::text[], %(versions)s::text[], "
+                "%(metadata)s::jsonb"
+            )
+            # fenced: the row comes from the fence, so there is none unless it
+            # passed (Citus refuses a subquery inside VALUES)
+            source = f"SELECT {values} FROM fence" if fenced else f"VALUES ({values})"  # noqa: S608
+            final = final.replace("{source}", source)
         elif async_commit:
             # data-modifying CTEs always run; the final SELECT sets the commit mode
             final = "SELECT set_config('synchronous_commit', 'off', true)"
@@ -288,7 +288,7 @@ class Queries(PutQueries):
             cols=sql.SQL(CHECKPOINT_COLUMNS),
             values=sql.SQL(VALUE_COLUMNS),
             where=sql.SQL(where),
-            writes=self.writes_lateral(True),
+            writes=self.writes_lateral,
         )
 
     @functools.lru_cache(maxsize=4)  # noqa: B019
@@ -309,8 +309,12 @@ class Queries(PutQueries):
 
     @functools.lru_cache(maxsize=64)  # noqa: B019
     def list_page(self, conditions: tuple[str, ...]) -> sql.Composed:
-        """A page of checkpoint rows with their writes; blobs come from :attr:`blob_chains`."""
-        where = " AND ".join(conditions) if conditions else "true"
+        """A page of one thread's checkpoint rows with their writes (blobs: :attr:`blob_chains`).
+
+        ``conditions`` hold :data:`ONE_THREAD`; a cross-thread page reads its
+        keys with :meth:`list_keys` first.
+        """
+        where = " AND ".join(conditions)
         return self.q(
             """
             SELECT {cols}
@@ -322,7 +326,19 @@ class Queries(PutQueries):
             """,
             cols=sql.SQL(CHECKPOINT_COLUMNS),
             where=sql.SQL(where),
-            writes=self.writes_lateral(ONE_THREAD in conditions),
+            writes=self.writes_lateral,
+        )
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019
+    def list_keys(self, conditions: tuple[str, ...]) -> sql.Composed:
+        """The keys of a cross-thread page of ``list`` (each thread's rows are read apart)."""
+        where = " AND ".join(conditions) if conditions else "true"
+        return self.q(
+            """
+            SELECT thread_id, checkpoint_ns, checkpoint_id FROM {s}.checkpoints WHERE {where}
+            ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT %(page)s
+            """,
+            where=sql.SQL(where),
         )
 
     @cached_property
@@ -411,7 +427,7 @@ class Queries(PutQueries):
               AND x.channel = ANY(%(channels)s::text[])
             """,
             unnest=self.writes_unnest,
-            ref=self.write_ref_join(True),
+            ref=self.write_ref_join,
             ref_type=sql.SQL(REF_TYPE),
         )
 

@@ -23,7 +23,7 @@ from langgraph_actionckpt.db.sqlid import Rendered
 WRITE_REF_JOIN = """
     LEFT JOIN LATERAL (
         SELECT rb.type, rb.blob, rb.item_count FROM {s}.blobs rb
-        WHERE x.type = 'ref' AND rb.thread_id = {thread}
+        WHERE x.type = 'ref' AND rb.thread_id = %(thread_id)s
           AND rb.checkpoint_ns = w.checkpoint_ns AND rb.channel = x.channel
           AND rb.version = encode(substring(x.blob from 1 for 25), 'escape')
         OFFSET 0  -- a fence: one primary-key lookup, and none unless x is a reference
@@ -53,17 +53,14 @@ COPIED_COLUMNS = {
 }
 
 ONE_THREAD = "thread_id = %(thread_id)s"
-"""The condition of a statement that reads one thread's rows."""
+"""The condition of a statement that reads one thread's rows.
 
+Every statement that reads one thread ties each table it reads to this
+parameter itself, not through a join to another table's row: that is what lets
+Citus route the whole statement to the thread's shard (a join on ``thread_id``
+to a routed row is refused there).
+"""
 
-def thread_tie(one_thread: bool, alias: str) -> sql.SQL:
-    """What a joined table's ``thread_id`` must equal: the parameter, or row ``alias``'s.
-
-    Tying each table to the thread parameter itself (not through a join) is what
-    lets Citus route a statement to the thread's shard; a cross-thread statement
-    joins on the row's column.
-    """
-    return sql.SQL("%(thread_id)s" if one_thread else f"{alias}.thread_id")
 
 _COMMENT = re.compile(r"--[^\n]*")
 _SPACE = re.compile(r"\s+")
@@ -95,15 +92,10 @@ class SchemaSQL:
         """One write per row ``x`` of the writes row ``w`` (see :data:`WRITES_UNNEST`)."""
         return self.q(WRITES_UNNEST)
 
-    @functools.lru_cache(maxsize=2)  # noqa: B019 - one Queries object per saver, two keys
-    def write_ref_join(self, one_thread: bool) -> sql.Composed:
-        """The delta row a write ``x`` refers to, as ``rb`` (see :data:`WRITE_REF_JOIN`).
-
-        ``one_thread``: the statement reads the thread ``%(thread_id)s`` only. Each
-        table is then tied to that parameter itself, not through a join, which is
-        what lets Citus route the whole statement to that thread's shard.
-        """
-        return self.q(WRITE_REF_JOIN, thread=thread_tie(one_thread, "w"))
+    @cached_property
+    def write_ref_join(self) -> sql.Composed:
+        """The delta row a write ``x`` of thread ``%(thread_id)s`` refers to, as ``rb``."""
+        return self.q(WRITE_REF_JOIN)
 
     def copy_rows(self, table: str, condition: str = "", suffix: str = "") -> sql.Composed:
         """Copy ``table``'s rows of thread ``%(source)s`` to thread ``%(target)s``.

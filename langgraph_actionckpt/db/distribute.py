@@ -26,7 +26,9 @@ __all__ = ["DISTRIBUTED_TABLES", "plan_distribute", "plan_is_citus"]
 DISTRIBUTED_TABLES = ("checkpoints", "blobs", "writes", "actions", "leases", "reuse_entries")
 """Per-thread tables in distribution order; the first is the co-location anchor."""
 
-_IS_DISTRIBUTED = "SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = %s::regclass)"
+_IS_DISTRIBUTED = (
+    "SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = %s::regclass)"
+)
 
 
 def plan_is_citus() -> Plan[bool]:
@@ -67,4 +69,3 @@ def plan_distribute(schema: str, lock: Callable[[], Plan[None]]) -> Plan[int]:
             done += 1
         yield COMMIT
     return done
-

@@ -20,7 +20,7 @@ import psycopg
 
 from tests.faults.servers import PrivatePostgres, _bindir, missing_binaries
 
-__all__ = ["CitusCluster", "missing_citus"]
+__all__ = ["CitusCluster", "missing_citus", "rows_per_worker"]
 
 SHARD_COUNT = 4
 """Shards per distributed table: enough to spread threads over both workers, few to create."""
@@ -88,22 +88,24 @@ class CitusCluster:
         """The coordinator's ``test`` database."""
         return self.coordinator.dsn
 
-    def shards_per_worker(self, schema: str, table: str) -> dict[int, int]:
-        """How many of ``schema.table``'s rows each worker's shards hold, by worker port."""
-        counts: dict[int, int] = {}
-        with psycopg.connect(self.dsn, autocommit=True) as conn:
-            rows = conn.execute(
-                "SELECT nodeport, result::bigint FROM run_command_on_shards(%s, "
-                "$$SELECT count(*) FROM %%s$$) r JOIN pg_dist_shard_placement p "
-                "ON p.shardid = r.shardid",
-                (f'"{schema}"."{table}"',),
-            ).fetchall()
-        for port, count in rows:
-            counts[int(port)] = counts.get(int(port), 0) + int(count)
-        return counts
-
     def close(self) -> None:
         """Stop every node and remove its files."""
         for node in reversed(self.nodes):
             with contextlib.suppress(Exception):
                 node.close()
+
+
+def rows_per_worker(dsn: str, schema: str, table: str) -> dict[int, int]:
+    """How many of ``schema.table``'s rows each worker's shards hold, by worker port."""
+    counts: dict[int, int] = {}
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT d.nodeport, r.result::bigint "
+            "FROM run_command_on_shards(%s, 'SELECT count(*) FROM %%s') r "
+            "JOIN pg_dist_placement p ON p.shardid = r.shardid "
+            "JOIN pg_dist_node d ON d.groupid = p.groupid",
+            (f'"{schema}"."{table}"',),
+        ).fetchall()
+    for port, count in rows:
+        counts[int(port)] = counts.get(int(port), 0) + int(count)
+    return counts

@@ -140,6 +140,12 @@ def dsn(request: pytest.FixtureRequest, dsns: Mapping[str, str]) -> str:
 
 
 @pytest.fixture
+def first_dsn(dsns: Mapping[str, str]) -> str:
+    """The first server under test: pg18, or the Citus coordinator when testing on Citus."""
+    return dsns[SERVERS[0]]
+
+
+@pytest.fixture
 def pg18_dsn(dsns: Mapping[str, str]) -> str:
     """The embedded PostgreSQL 18 (has pgvector)."""
     return dsns["pg18"]

@@ -23,7 +23,7 @@ from langgraph_actionckpt.actions.records import JSON_THRESHOLD
 from langgraph_actionckpt.db.distribute import DISTRIBUTED_TABLES
 from langgraph_actionckpt.errors import MigrationError
 
-from .conftest import drop_schema, fetch, new_schema_name
+from .conftest import SERVERS, drop_schema, fetch, new_schema_name, server_dsn
 
 
 def _record(i: int, status: str = "completed") -> ActionRecord:
@@ -99,8 +99,8 @@ def citus() -> Iterator[str]:
     """The coordinator of a Citus cluster (the session's, or one started here)."""
     from tests.citus_cluster import CitusCluster, missing_citus
 
-    if os.environ.get("ACTIONCKPT_TEST_CITUS"):
-        yield os.environ["ACTIONCKPT_TEST_CITUS"]
+    if "citus" in SERVERS or os.environ.get("ACTIONCKPT_TEST_CITUS"):
+        yield server_dsn("citus")
         return
     reason = missing_citus()
     if reason is not None:

@@ -153,8 +153,11 @@ def pg18_dsn(dsns: Mapping[str, str]) -> str:
 
 @pytest.fixture
 def pg15_dsn(dsns: Mapping[str, str]) -> str:
-    """The system PostgreSQL 15 (no pgvector); skipped with the reason when absent."""
-    return dsns["pg15"]
+    """The system PostgreSQL 15 (no pgvector); skipped with the reason when absent.
+
+    When testing on Citus, the coordinator instead (a PostgreSQL 15 without pgvector).
+    """
+    return dsns["citus" if "citus" in SERVERS else "pg15"]
 
 
 def new_schema_name() -> str:

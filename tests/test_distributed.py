@@ -23,7 +23,14 @@ from langgraph_actionckpt.actions.records import JSON_THRESHOLD
 from langgraph_actionckpt.db.distribute import DISTRIBUTED_TABLES
 from langgraph_actionckpt.errors import MigrationError
 
-from .conftest import SERVERS, drop_schema, fetch, new_schema_name, server_dsn
+from .conftest import (
+    SERVERS,
+    drop_schema,
+    fetch,
+    new_schema_name,
+    require_server,
+    server_dsn,
+)
 
 
 def _record(i: int, status: str = "completed") -> ActionRecord:
@@ -79,7 +86,8 @@ async def test_a_large_batch_meeting_stored_rows_loses_none_async(dsn: str, sche
     assert rows == [(n,)]
 
 
-def test_distributing_without_citus_is_a_clear_error(pg15_dsn: str) -> None:
+def test_distributing_without_citus_is_a_clear_error() -> None:
+    pg15_dsn = require_server("pg15")  # the plain server, also when testing on Citus
     schema = new_schema_name()
     try:
         with (

@@ -21,7 +21,12 @@ from langgraph_actionckpt.db.driver import COMMIT, Op, Plan
 from langgraph_actionckpt.db.sqlid import regclass
 from langgraph_actionckpt.errors import MigrationError
 
-__all__ = ["DISTRIBUTED_TABLES", "plan_distribute", "plan_is_citus"]
+__all__ = [
+    "DISTRIBUTED_TABLES",
+    "plan_distribute",
+    "plan_is_citus",
+    "plan_is_distributed",
+]
 
 DISTRIBUTED_TABLES = ("checkpoints", "blobs", "writes", "actions", "leases", "reuse_entries")
 """Per-thread tables in distribution order; the first is the co-location anchor."""
@@ -34,6 +39,12 @@ _IS_DISTRIBUTED = (
 def plan_is_citus() -> Plan[bool]:
     """Whether the database has the ``citus`` extension (the coordinator of a cluster)."""
     row = yield Op("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')", (), "one")
+    return bool(row and row[0])
+
+
+def plan_is_distributed(table: str) -> Plan[bool]:
+    """Whether ``table`` (a quoted, schema-qualified name) is a Citus distributed table."""
+    row = yield Op(_IS_DISTRIBUTED, (table,), "one")
     return bool(row and row[0])
 
 
@@ -56,12 +67,10 @@ def plan_distribute(schema: str, lock: Callable[[], Plan[None]]) -> Plan[int]:
     done = 0
     for table in DISTRIBUTED_TABLES:
         name = regclass(schema, table)
-        row = yield Op(_IS_DISTRIBUTED, (name,), "one")
-        if row and row[0]:
+        if (yield from plan_is_distributed(name)):
             continue
         yield from lock()
-        row = yield Op(_IS_DISTRIBUTED, (name,), "one")  # another process may have done it
-        if not (row and row[0]):
+        if not (yield from plan_is_distributed(name)):  # another process may have done it
             yield Op(
                 "SELECT create_distributed_table(%s, 'thread_id', colocate_with => %s)",
                 (name, "default" if name == anchor else anchor),

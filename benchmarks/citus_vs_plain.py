@@ -38,6 +38,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import io
 import os
 import statistics
@@ -229,7 +230,8 @@ def oldest_idle_cutoff(conn: psycopg.Connection[Any]) -> dt.datetime:
             "ORDER BY last_at LIMIT 2"
         ).format(psycopg.sql.Identifier(SCHEMA, "actions"))
     ).fetchall()
-    first, second = rows[0][0], rows[1][0]
+    first: dt.datetime = rows[0][0]
+    second: dt.datetime = rows[1][0]
     return first + (second - first) / 2
 
 
@@ -295,14 +297,14 @@ def measure(dsn: str, is_citus: bool, args: argparse.Namespace) -> dict[str, Sam
     with distributed(is_citus):
         for t in args.threads:
             out[f"sync saver, {t} threads (supersteps/s)"] = attempt(
-                lambda t=t: sync_steps(dsn, t, args.waves)
+                functools.partial(sync_steps, dsn, t, args.waves)
             )
             out[f"async saver, {t} threads (supersteps/s)"] = attempt(
-                lambda t=t: asyncio.run(async_steps(dsn, t, args.waves))
+                functools.partial(asyncio.run, async_steps(dsn, t, args.waves))
             )
-        t = max(args.threads)
-        out[f"async saver, group_commit=False, {t} threads (supersteps/s)"] = attempt(
-            lambda: asyncio.run(async_steps(dsn, t, args.waves, group_commit=False))
+        most = max(args.threads)
+        out[f"async saver, group_commit=False, {most} threads (supersteps/s)"] = attempt(
+            lambda: asyncio.run(async_steps(dsn, most, args.waves, group_commit=False))
         )
         out["recording, sync handler (actions/s)"] = attempt(lambda: sync_recording(dsn, *rec))
         out["recording, async handler (actions/s)"] = attempt(

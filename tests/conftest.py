@@ -12,10 +12,16 @@ Two servers, both real:
 
 A test that needs ``pg15`` is skipped, with the reason, when that server does not
 answer; with ``ACTIONCKPT_REQUIRE_PG15=1`` (CI sets it) it fails instead.
+
+``ACTIONCKPT_TEST_SERVERS=citus`` runs every ``dsn`` test on a third server
+instead: the coordinator of a Citus cluster (a coordinator and two workers,
+started by the session, or the one at ``ACTIONCKPT_TEST_CITUS``), with every
+schema a saver sets up distributed by ``thread_id`` (``ACTIONCKPT_DISTRIBUTED``).
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import tempfile
@@ -32,7 +38,10 @@ from langgraph_actionckpt.embedded import embedded_dsn
 
 PG15_DSN = os.environ.get("ACTIONCKPT_TEST_PG15", "postgresql://postgres@127.0.0.1:5432/test")
 REQUIRE_PG15 = os.environ.get("ACTIONCKPT_REQUIRE_PG15", "") not in ("", "0")
-SERVERS = ("pg18", "pg15")
+SERVERS = tuple(os.environ.get("ACTIONCKPT_TEST_SERVERS", "pg18,pg15").split(","))
+if "citus" in SERVERS:
+    # every schema a test sets up is distributed (setup() reads this; so do workers)
+    os.environ["ACTIONCKPT_DISTRIBUTED"] = "1"
 
 
 def resolve_test_home() -> Path:
@@ -55,7 +64,26 @@ def server_dsn(name: str) -> str:
         return embedded_dsn(TEST_HOME / "pg18")
     if name == "pg15":
         return PG15_DSN
+    if name == "citus":
+        return _citus_dsn()
     raise ValueError(name)
+
+
+@functools.cache
+def _citus_dsn() -> str:
+    """The coordinator of a Citus cluster: ``ACTIONCKPT_TEST_CITUS``, else one started here."""
+    if os.environ.get("ACTIONCKPT_TEST_CITUS"):
+        return os.environ["ACTIONCKPT_TEST_CITUS"]
+    from tests.citus_cluster import CitusCluster, missing_citus
+
+    reason = missing_citus()
+    if reason is not None:
+        pytest.fail(f"ACTIONCKPT_TEST_SERVERS names citus, but {reason}", pytrace=False)
+    cluster = CitusCluster()
+    atexit.register(cluster.close)
+    # subprocess workers started by tests connect to the same cluster
+    os.environ["ACTIONCKPT_TEST_CITUS"] = cluster.dsn
+    return cluster.dsn
 
 
 @functools.cache
@@ -88,7 +116,7 @@ class _Servers(Mapping[str, str]):
     """``dsns[name]``: a server's DSN, checked (and skipped or failed) on first access."""
 
     def __getitem__(self, name: str) -> str:
-        if name not in SERVERS:
+        if name not in (*SERVERS, "pg18", "pg15"):
             raise KeyError(name)
         return require_server(name)
 
@@ -112,6 +140,12 @@ def dsn(request: pytest.FixtureRequest, dsns: Mapping[str, str]) -> str:
 
 
 @pytest.fixture
+def first_dsn(dsns: Mapping[str, str]) -> str:
+    """The first server under test: pg18, or the Citus coordinator when testing on Citus."""
+    return dsns[SERVERS[0]]
+
+
+@pytest.fixture
 def pg18_dsn(dsns: Mapping[str, str]) -> str:
     """The embedded PostgreSQL 18 (has pgvector)."""
     return dsns["pg18"]
@@ -119,8 +153,11 @@ def pg18_dsn(dsns: Mapping[str, str]) -> str:
 
 @pytest.fixture
 def pg15_dsn(dsns: Mapping[str, str]) -> str:
-    """The system PostgreSQL 15 (no pgvector); skipped with the reason when absent."""
-    return dsns["pg15"]
+    """The system PostgreSQL 15 (no pgvector); skipped with the reason when absent.
+
+    When testing on Citus, the coordinator instead (a PostgreSQL 15 without pgvector).
+    """
+    return dsns["citus" if "citus" in SERVERS else "pg15"]
 
 
 def new_schema_name() -> str:

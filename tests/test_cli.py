@@ -65,7 +65,10 @@ def age_thread(dsn: str, schema: str, thread_id: str, by: dt.timedelta) -> None:
             ("checkpoints", ("created_at",)),
         ):
             sets = psycopg.sql.SQL(", ").join(
-                psycopg.sql.SQL("{c} = {c} - %(by)s").format(c=psycopg.sql.Identifier(c))
+                # through UTC: only immutable functions of a column (Citus's rule for UPDATE)
+                psycopg.sql.SQL(
+                    "{c} = ({c} AT TIME ZONE 'UTC' - %(by)s) AT TIME ZONE 'UTC'"
+                ).format(c=psycopg.sql.Identifier(c))
                 for c in cols
             )
             conn.execute(

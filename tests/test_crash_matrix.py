@@ -206,14 +206,14 @@ def _table(reports: list[Report]) -> str:
 
 
 @pytest.fixture
-def matrix_env(pg18_dsn: str) -> Iterator[tuple[str, str, Path]]:
-    """A set-up schema on pg18 and a scratch directory."""
+def matrix_env(first_dsn: str) -> Iterator[tuple[str, str, Path]]:
+    """A set-up schema on the first server under test, and a scratch directory."""
     schema = new_schema_name()
-    with ActionSaver.from_conn_string(pg18_dsn, schema=schema) as s:
+    with ActionSaver.from_conn_string(first_dsn, schema=schema) as s:
         s.setup()
     with tempfile.TemporaryDirectory(prefix="crash-matrix-") as tmp:
-        yield pg18_dsn, schema, Path(tmp)
-    drop_schema(pg18_dsn, schema)
+        yield first_dsn, schema, Path(tmp)
+    drop_schema(first_dsn, schema)
 
 
 def _run_matrix(dsn: str, schema: str, root: Path, graph: str) -> list[Report]:

@@ -399,23 +399,49 @@ def test_list_page_fetches_blob_chains_once_and_returns_a_cursor() -> None:
     ]
     b_type, b_blob = packed(["hello"])
     chain = [BlobChainRow("t1", "", "messages", "v2", b_type, b_blob, None, None)]
+    one = {"thread_id": "t1", "page": 2}
     ops, (tuples, cursor) = drive(
-        plan_list_page(Q, CODEC, "page query", {"page": 2}, 2), replies(rows, chain)
+        plan_list_page(Q, CODEC, "page query", one, 2), replies(rows, chain)
     )
     page, blobs = ops
-    assert (page.query, page.params, page.fetch) == ("page query", {"page": 2}, "all")
+    assert (page.query, page.params, page.fetch) == ("page query", one, "all")
     assert blobs.query == Q.blob_chains
-    assert blobs.params == (["t1"], [""], ["messages"], ["v2"])
+    assert blobs.params == {
+        "thread_id": "t1",
+        "ns": [""],
+        "channels": ["messages"],
+        "versions": ["v2"],
+    }
     assert [t.checkpoint["channel_values"] for t in tuples] == [
         {"n": 2, "messages": ["hello"]},
         {"n": 1},
     ]
     assert tuples[1].parent_config is None
     assert cursor == ("c1", "t1", "")  # a full page: there may be more
-    _, (_, last) = drive(plan_list_page(Q, CODEC, "q", {}, 5), replies(rows, chain))
+    _, (_, last) = drive(
+        plan_list_page(Q, CODEC, "q", {"thread_id": "t1"}, 5), replies(rows, chain)
+    )
     assert last is None
     with pytest.raises(SerializationError, match="not stored"):
-        drive(plan_list_page(Q, CODEC, "q", {}, 5), replies(rows[:1], []))
+        drive(plan_list_page(Q, CODEC, "q", {"thread_id": "t1"}, 5), replies(rows[:1], []))
+
+
+def test_a_cross_thread_page_reads_its_keys_then_each_thread_apart() -> None:
+    # On Citus a statement must stay on one thread's shard to join a thread's
+    # tables; a page of several threads is its keys first, then one read per thread.
+    a = checkpoint_row({"n": 2}, {}, checkpoint_id="c2")
+    b = checkpoint_row({"n": 1}, {}, checkpoint_id="c1", parent=None)._replace(thread_id="t2")
+    keys = [("t1", "", "c2"), ("t2", "", "c1"), ("t1", "", "c0")]  # c0: deleted meanwhile
+    ops, (tuples, cursor) = drive(
+        plan_list_page(Q, CODEC, "keys query", {"page": 3}, 3), replies(keys, [a], [b])
+    )
+    assert [op.params["thread_id"] for op in ops[1:]] == ["t1", "t2"]
+    assert ops[1].params["ids"] == ["c0", "c2"] and ops[1].query == ops[2].query
+    assert [(t.config["configurable"]["thread_id"], t.checkpoint["id"]) for t in tuples] == [
+        ("t1", "c2"),
+        ("t2", "c1"),
+    ]
+    assert cursor == ("c0", "t1", "")  # the keys' page was full
 
 
 def test_list_pages_pages_by_keyset_until_the_limit() -> None:

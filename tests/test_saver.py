@@ -573,7 +573,7 @@ def test_corrupt_stored_values_are_clear_errors(dsn: str, schema: str) -> None:
                 f'DELETE FROM "{schema}".blobs b USING "{schema}".writes w, '
                 "unnest(w.types, w.blobs) AS x(type, blob) "
                 "WHERE x.type = 'ref' AND b.version = encode(x.blob, 'escape') "
-                "AND w.checkpoint_id = %s",
+                "AND w.checkpoint_id = %s AND b.thread_id = 'bad' AND w.thread_id = 'bad'",
                 (history[2].config["configurable"]["checkpoint_id"],),
             )
         with (

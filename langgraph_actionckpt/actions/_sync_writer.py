@@ -38,7 +38,7 @@ from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.records import JSON_THRESHOLD, ActionQueries, plan_upsert
 from langgraph_actionckpt.actions.row_queue import RowQueue, merge_records
 from langgraph_actionckpt.db._sync_driver import SyncDriver
-from langgraph_actionckpt.db.driver import PlanFactory, is_data_error
+from langgraph_actionckpt.db.driver import PlanFactory, is_data_error, is_unique_violation
 from langgraph_actionckpt.errors import LeaseLostError, SerializationError
 
 __all__ = ["SyncActionRows", "SyncWriterCore"]
@@ -221,8 +221,9 @@ class SyncActionRows:
         pipe = True if len(records) > batch_rows.MAX_ROWS else None
         try:
             self._run(lambda: plan_upsert(q, records, fences, fresh=fresh), pipe)
-        except psycopg.errors.UniqueViolation:
-            if not fresh:
+        except psycopg.Error as error:
+            # a row taken to be new was not: write the batch again, merging
+            if not (fresh and is_unique_violation(error, "actions")):
                 raise
             self.merge_next = self.MERGE_AFTER_CONFLICT
             self._run(lambda: plan_upsert(q, records, fences), pipe)

@@ -93,7 +93,7 @@ _RESUMED = (
 )
 
 
-def _update_expr(column: str) -> sql.Composable:
+def _update_expr(column: str, schema: sql.Identifier) -> sql.Composable:
     c = sql.Identifier(column)
     if column == "status":
         # a late "running" never undoes a terminal status, except for a new attempt
@@ -121,14 +121,13 @@ def _update_expr(column: str) -> sql.Composable:
         # served action keeps what was noted before (``resolution``, ``forked_from``).
         # A new attempt starts over (a live retry's row drops ``reused_from``).
         return sql.SQL(
-            "meta = CASE WHEN " + _RESUMED + " THEN COALESCE(EXCLUDED.meta, a.meta, '{}') "
-            "|| jsonb_build_object('resumed_at', EXCLUDED.started_at, 'first_started_at', "
-            "COALESCE(a.meta -> 'first_started_at', to_jsonb(a.started_at))) "
+            "meta = CASE WHEN " + _RESUMED + " THEN {s}.resumed_meta(COALESCE(EXCLUDED.meta, "
+            "a.meta), a.meta -> 'first_started_at', a.started_at, EXCLUDED.started_at) "
             "WHEN EXCLUDED.attempt > a.attempt THEN COALESCE(EXCLUDED.meta, a.meta) "
             "WHEN jsonb_typeof(a.meta) = 'object' AND jsonb_typeof(EXCLUDED.meta) = 'object' "
             "THEN a.meta || EXCLUDED.meta "
             "ELSE COALESCE(EXCLUDED.meta, a.meta) END"
-        )
+        ).format(s=schema)
     return sql.SQL("{c} = COALESCE(EXCLUDED.{c}, a.{c})").format(c=c)
 
 
@@ -229,7 +228,7 @@ class ActionQueries:
             else sql.SQL("x.{c}").format(c=sql.Identifier(c))
             for c in WRITE_COLUMNS
         )
-        sets = sql.SQL(", ").join(_update_expr(c) for c in _UPDATE_ON_CONFLICT)
+        sets = sql.SQL(", ").join(_update_expr(c, self.ident) for c in _UPDATE_ON_CONFLICT)
         # Rendered once: psycopg would compose this long statement again on every
         # execution, costing as much as writing a batch of rows.
         return sql.SQL(

@@ -105,9 +105,9 @@ class CheckpointStore:
 
     # ------------------------------------------------------------------ writes
 
-    def plan_setup(self) -> Plan[int]:
-        """Apply pending migrations (the one runner, :func:`plan_migrate`)."""
-        return (yield from plan_migrate(self.schema))
+    def plan_setup(self, distributed: bool = False) -> Plan[int]:
+        """Apply pending migrations (the one runner, :func:`plan_migrate`), then distribute."""
+        return (yield from plan_migrate(self.schema, distributed=distributed))
 
     def plan_put(
         self,

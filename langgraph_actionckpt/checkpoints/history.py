@@ -102,12 +102,12 @@ def plan_delta_history(
     if blob_targets:
         blob_rows = yield Op(
             queries.blob_chains,
-            (
-                [thread_id] * len(blob_targets),
-                [ns] * len(blob_targets),
-                [c for c, _ in blob_targets],
-                [v for _, v in blob_targets],
-            ),
+            {
+                "thread_id": thread_id,
+                "ns": [ns] * len(blob_targets),
+                "channels": [c for c, _ in blob_targets],
+                "versions": [v for _, v in blob_targets],
+            },
             "all",
         )
         per: dict[str, dict[str, StoredBlob]] = {}

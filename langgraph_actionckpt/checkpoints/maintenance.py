@@ -125,7 +125,10 @@ def check_strategy(strategy: str) -> None:
 # typed form and not-replayable mark go with it.
 _RESOLVE = """
             WITH old AS (
-                SELECT status, output, coalesce(meta ? 'not_replayable', false) AS lost
+                SELECT status, coalesce(meta ? 'not_replayable', false) AS lost,
+                       -- built here: Citus refuses a stable function of a column in UPDATE
+                       jsonb_build_object('overridden', jsonb_build_object('status', status,
+                           'output', CASE WHEN %(keep_output)s THEN output END)) AS overridden
                 FROM {s}.actions
                 WHERE thread_id = %(thread_id)s AND action_id = %(action_id)s FOR UPDATE
             ), settled AS (
@@ -138,10 +141,7 @@ _RESOLVE = """
                        meta = (COALESCE(a.meta, '{{}}'::jsonb) - 'typed' - 'not_replayable')
                               || %(meta)s::jsonb
                               || CASE WHEN old.status IN ('completed', 'failed') AND NOT old.lost
-                                 THEN jsonb_build_object('overridden', jsonb_build_object(
-                                     'status', old.status,
-                                     'output', CASE WHEN %(keep_output)s THEN old.output END))
-                                 ELSE '{{}}'::jsonb END
+                                 THEN old.overridden ELSE '{{}}'::jsonb END
                 FROM old
                 WHERE a.thread_id = %(thread_id)s AND a.action_id = %(action_id)s
                   AND (%(override)s OR old.lost

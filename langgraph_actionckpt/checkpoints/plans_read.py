@@ -41,6 +41,7 @@ from langgraph_actionckpt.checkpoints.rows import (
     split_get_tuple_row,
 )
 from langgraph_actionckpt.checkpoints.sql import Queries
+from langgraph_actionckpt.checkpoints.sql_base import ONE_THREAD
 from langgraph_actionckpt.crypto import SEALED_PREFIX as SEALED
 from langgraph_actionckpt.db.driver import Op, Plan, PlanFactory
 from langgraph_actionckpt.db.encoding import escape_text, from_jsonable, plain_id, unescape_text
@@ -288,7 +289,7 @@ def list_conditions(
     if config is not None:
         conf = config.get("configurable", {})
         if conf.get("thread_id") is not None:
-            conds.append("thread_id = %(thread_id)s")
+            conds.append(ONE_THREAD)
             params["thread_id"] = escape_text(str(conf["thread_id"]))
         if conf.get("checkpoint_ns") is not None:
             conds.append("checkpoint_ns = %(ns)s")
@@ -313,7 +314,11 @@ def page_query(
     page: int,
     cursor: Cursor | None,
 ) -> tuple[Any, dict[str, Any]]:
-    """The statement and parameters of one ``list`` page (keyset pagination after ``cursor``)."""
+    """The statement and parameters of one ``list`` page (keyset pagination after ``cursor``).
+
+    A page of one thread is read by one statement; a cross-thread page is its
+    keys (see :func:`plan_list_page`).
+    """
     page_conds = list(conds)
     page_params = dict(params, page=page)
     if cursor is not None:
@@ -321,7 +326,9 @@ def page_query(
             "(checkpoint_id, thread_id, checkpoint_ns) < (%(c_id)s, %(c_t)s, %(c_ns)s)"
         )
         page_params.update(c_id=cursor[0], c_t=cursor[1], c_ns=cursor[2])
-    return queries.list_page(tuple(page_conds)), page_params
+    if ONE_THREAD in page_conds:
+        return queries.list_page(tuple(page_conds)), page_params
+    return queries.list_keys(tuple(page_conds)), page_params
 
 
 def list_pages(
@@ -375,7 +382,11 @@ def plan_list_page(
     raw = yield Op(query, params, "all", prepare=True)
     if not raw:
         return [], None
-    rows = [CheckpointRow._make(r) for r in raw]
+    if "thread_id" in params:
+        rows = [CheckpointRow._make(r) for r in raw]
+    else:
+        rows = yield from _plan_rows_by_thread(queries, raw)
+
     targets: set[tuple[str, str, str, str]] = set()
     for r in rows:
         for channel, version in zip(r.channels or (), r.versions or (), strict=True):
@@ -383,11 +394,18 @@ def plan_list_page(
                 targets.add((r.thread_id, r.checkpoint_ns, channel, version))
     blobs: dict[tuple[str, str], dict[str, dict[str, StoredBlob]]] = {}
     budget = codec.budget()
-    if targets:
-        t = sorted(targets)
+    by_thread: dict[str, list[tuple[str, str, str]]] = {}
+    for thread, ns, channel, version in sorted(targets):
+        by_thread.setdefault(thread, []).append((ns, channel, version))
+    for thread, t in by_thread.items():  # one statement per thread: one shard each
         blob_rows = yield Op(
             queries.blob_chains,
-            ([x[0] for x in t], [x[1] for x in t], [x[2] for x in t], [x[3] for x in t]),
+            {
+                "thread_id": thread,
+                "ns": [x[0] for x in t],
+                "channels": [x[1] for x in t],
+                "versions": [x[2] for x in t],
+            },
             "all",
         )
         for b in map(BlobChainRow._make, blob_rows):
@@ -410,9 +428,29 @@ def plan_list_page(
                 if ver != INLINE_VERSION
             }
             tuples.append(make_tuple(codec, r, stored, place, budget))
-    last = rows[-1]
-    cursor = (last.checkpoint_id, last.thread_id, last.checkpoint_ns)
-    return tuples, cursor if len(rows) == page else None
+    # both statements' rows lead with (thread_id, checkpoint_ns, checkpoint_id)
+    thread, ns, checkpoint_id = raw[-1][:3]
+    return tuples, (checkpoint_id, thread, ns) if len(raw) == page else None
+
+
+def _plan_rows_by_thread(queries: Queries, keys: Sequence[Any]) -> Plan[list[CheckpointRow]]:
+    """The rows of a cross-thread page's keys, in their order: one statement per thread."""
+    wanted: dict[str, list[tuple[str, str]]] = {}
+    for thread, ns, checkpoint_id in keys:
+        wanted.setdefault(thread, []).append((ns, checkpoint_id))
+    found: dict[tuple[str, str, str], CheckpointRow] = {}
+    query = queries.list_page(
+        (ONE_THREAD, "checkpoint_ns = ANY(%(nss)s)", "checkpoint_id = ANY(%(ids)s)")
+    )
+    for thread, pairs in wanted.items():
+        nss = sorted({ns for ns, _ in pairs})
+        ids = sorted({i for _, i in pairs})
+        params = {"thread_id": thread, "nss": nss, "ids": ids, "page": len(nss) * len(ids)}
+        for r in (yield Op(query, params, "all", prepare=True)):
+            row = CheckpointRow._make(r)
+            found[(row.thread_id, row.checkpoint_ns, row.checkpoint_id)] = row
+    # a row deleted between the two reads is left out
+    return [found[k] for k in map(tuple, keys) if k in found]
 
 
 def opened_blob(codec: Codec, b: BlobChainRow, budget: LoadBudget | None = None) -> StoredBlob:

@@ -14,7 +14,14 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph_actionckpt._config import DEFAULT_SCHEMA, validate_schema
 from langgraph_actionckpt.checkpoints.serde import ActionSerializer
 
-__all__ = ["DEFAULT_SCHEMA", "Allowlist", "default_serde", "env_dsn", "validate_schema"]
+__all__ = [
+    "DEFAULT_SCHEMA",
+    "Allowlist",
+    "default_serde",
+    "env_distributed",
+    "env_dsn",
+    "validate_schema",
+]
 
 
 def default_serde() -> SerializerProtocol:
@@ -29,6 +36,11 @@ def default_serde() -> SerializerProtocol:
 def env_dsn() -> str | None:
     """The DSN from ``ACTIONCKPT_DSN``, if set and not empty."""
     return os.environ.get("ACTIONCKPT_DSN") or None
+
+
+def env_distributed() -> bool:
+    """Whether ``ACTIONCKPT_DISTRIBUTED`` asks ``setup()`` to distribute the schema (``1``)."""
+    return os.environ.get("ACTIONCKPT_DISTRIBUTED", "").strip().lower() in ("1", "true", "yes")
 
 
 class Allowlist:

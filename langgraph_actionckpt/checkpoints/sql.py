@@ -23,14 +23,14 @@ from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
 _BLOB_CHAIN = """
     CROSS JOIN LATERAL (
         SELECT tb.version, COALESCE(tb.snap_version, tb.version) AS lo FROM {s}.blobs tb
-        WHERE tb.thread_id = {t}.thread_id AND tb.checkpoint_ns = {t}.checkpoint_ns
+        WHERE tb.thread_id = %(thread_id)s AND tb.checkpoint_ns = {t}.checkpoint_ns
           AND tb.channel = {t}.channel AND tb.version = {t}.version
         OFFSET 0  -- an optimization fence: resolve the target before the range scan
     ) tb
     CROSS JOIN LATERAL (
         SELECT b.channel, b.version, b.type, b.blob, b.base_version, b.item_count
         FROM {s}.blobs b
-        WHERE b.thread_id = {t}.thread_id AND b.checkpoint_ns = {t}.checkpoint_ns
+        WHERE b.thread_id = %(thread_id)s AND b.checkpoint_ns = {t}.checkpoint_ns
           AND b.channel = {t}.channel AND b.version >= tb.lo AND b.version <= tb.version
         OFFSET 0
     ) b
@@ -48,7 +48,7 @@ LEFT JOIN LATERAL (
     FROM {s}.writes w
     {unnest}
     {ref}
-    WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+    WHERE w.thread_id = %(thread_id)s AND w.checkpoint_ns = c.checkpoint_ns
       AND w.checkpoint_id = c.checkpoint_id
 ) wr ON true
 """
@@ -59,7 +59,7 @@ class PutQueries(MaintenanceQueries):
 
     @cached_property
     def writes_lateral(self) -> sql.Composed:
-        """The pending writes of checkpoint ``c``, references resolved, as arrays."""
+        """The pending writes of checkpoint ``c`` of thread ``%(thread_id)s``, as arrays."""
         return self.q(
             _WRITES_LATERAL,
             unnest=self.writes_unnest,
@@ -197,17 +197,22 @@ class PutQueries(MaintenanceQueries):
             final = """
             INSERT INTO {s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id,
                 parent_checkpoint_id, run_id, step, type, checkpoint, channels, versions, metadata)
-            VALUES ({thread}, %(ns)s, %(checkpoint_id)s, %(parent)s, %(run_id)s, %(step)s,
-                    %(type)s, %(checkpoint)s, %(channels)s::text[], %(versions)s::text[],
-                    %(metadata)s::jsonb)
+            {source}
             ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
                 parent_checkpoint_id = EXCLUDED.parent_checkpoint_id,
                 run_id = EXCLUDED.run_id, step = EXCLUDED.step, type = EXCLUDED.type,
                 checkpoint = EXCLUDED.checkpoint, channels = EXCLUDED.channels,
                 versions = EXCLUDED.versions, metadata = EXCLUDED.metadata
             """
-            thread = "(SELECT %(thread_id)s::text FROM fence)" if fenced else "%(thread_id)s"
-            final = final.replace("{thread}", thread)
+            values = (
+                "%(thread_id)s, %(ns)s, %(checkpoint_id)s, %(parent)s, %(run_id)s, %(step)s, "
+                "%(type)s, %(checkpoint)s, %(channels)s::text[], %(versions)s::text[], "
+                "%(metadata)s::jsonb"
+            )
+            # fenced: the row comes from the fence, so there is none unless it
+            # passed (Citus refuses a subquery inside VALUES)
+            source = f"SELECT {values} FROM fence" if fenced else f"VALUES ({values})"  # noqa: S608
+            final = final.replace("{source}", source)
         elif async_commit:
             # data-modifying CTEs always run; the final SELECT sets the commit mode
             final = "SELECT set_config('synchronous_commit', 'off', true)"
@@ -249,14 +254,14 @@ class Queries(PutQueries):
                 -- inline values (empty version) live in the checkpoint itself
                 CROSS JOIN LATERAL (
                     SELECT tb.version, tb.snap_version, tb.list_len FROM {s}.blobs tb
-                    WHERE u.version <> '' AND tb.thread_id = c.thread_id
+                    WHERE u.version <> '' AND tb.thread_id = %(thread_id)s
                       AND tb.checkpoint_ns = c.checkpoint_ns
                       AND tb.channel = u.channel AND tb.version = u.version
                     OFFSET 0
                 ) tb
                 CROSS JOIN LATERAL (
                     SELECT s.type, s.blob, s.list_len FROM {s}.blobs s
-                    WHERE s.thread_id = c.thread_id AND s.checkpoint_ns = c.checkpoint_ns
+                    WHERE s.thread_id = %(thread_id)s AND s.checkpoint_ns = c.checkpoint_ns
                       AND s.channel = u.channel
                       AND s.version = COALESCE(tb.snap_version, tb.version)
                     OFFSET 0
@@ -272,7 +277,7 @@ class Queries(PutQueries):
                                ',' ORDER BY b.version) END AS layout
                     FROM {s}.blobs b
                     WHERE tb.snap_version IS NOT NULL
-                      AND b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+                      AND b.thread_id = %(thread_id)s AND b.checkpoint_ns = c.checkpoint_ns
                       AND b.channel = u.channel AND b.version > tb.snap_version
                       AND b.version <= tb.version
                     OFFSET 0
@@ -304,8 +309,12 @@ class Queries(PutQueries):
 
     @functools.lru_cache(maxsize=64)  # noqa: B019
     def list_page(self, conditions: tuple[str, ...]) -> sql.Composed:
-        """A page of checkpoint rows with their writes; blobs come from :attr:`blob_chains`."""
-        where = " AND ".join(conditions) if conditions else "true"
+        """A page of one thread's checkpoint rows with their writes (blobs: :attr:`blob_chains`).
+
+        ``conditions`` hold :data:`ONE_THREAD`; a cross-thread page reads its
+        keys with :meth:`list_keys` first.
+        """
+        where = " AND ".join(conditions)
         return self.q(
             """
             SELECT {cols}
@@ -320,30 +329,46 @@ class Queries(PutQueries):
             writes=self.writes_lateral,
         )
 
+    @functools.lru_cache(maxsize=64)  # noqa: B019
+    def list_keys(self, conditions: tuple[str, ...]) -> sql.Composed:
+        """The keys of a cross-thread page of ``list`` (each thread's rows are read apart)."""
+        where = " AND ".join(conditions) if conditions else "true"
+        return self.q(
+            """
+            SELECT thread_id, checkpoint_ns, checkpoint_id FROM {s}.checkpoints WHERE {where}
+            ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT %(page)s
+            """,
+            where=sql.SQL(where),
+        )
+
     @cached_property
     def blob_chains(self) -> sql.Composed:
-        """Blob rows for many targets at once; each chain range is scanned once."""
+        """Blob rows for many targets of one thread; each chain range is scanned once.
+
+        Parameters: ``thread_id``, and ``ns``/``channels``/``versions`` arrays
+        (one element per target).
+        """
         return self.q(
             """
             WITH r AS (
-                SELECT t.thread_id, t.checkpoint_ns, t.channel, tb.lo, max(tb.version) AS hi
-                FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[])
-                     AS t(thread_id, checkpoint_ns, channel, version)
+                SELECT t.checkpoint_ns, t.channel, tb.lo, max(tb.version) AS hi
+                FROM unnest(%(ns)s::text[], %(channels)s::text[], %(versions)s::text[])
+                     AS t(checkpoint_ns, channel, version)
                 CROSS JOIN LATERAL (
                     SELECT tb.version, COALESCE(tb.snap_version, tb.version) AS lo
                     FROM {s}.blobs tb
-                    WHERE tb.thread_id = t.thread_id AND tb.checkpoint_ns = t.checkpoint_ns
+                    WHERE tb.thread_id = %(thread_id)s AND tb.checkpoint_ns = t.checkpoint_ns
                       AND tb.channel = t.channel AND tb.version = t.version
                     OFFSET 0
                 ) tb
-                GROUP BY t.thread_id, t.checkpoint_ns, t.channel, tb.lo
+                GROUP BY t.checkpoint_ns, t.channel, tb.lo
             )
-            SELECT r.thread_id, r.checkpoint_ns, b.channel, b.version, b.type, b.blob,
+            SELECT %(thread_id)s::text, r.checkpoint_ns, b.channel, b.version, b.type, b.blob,
                    b.base_version, b.item_count
             FROM r CROSS JOIN LATERAL (
                 SELECT b.channel, b.version, b.type, b.blob, b.base_version, b.item_count
                 FROM {s}.blobs b
-                WHERE b.thread_id = r.thread_id AND b.checkpoint_ns = r.checkpoint_ns
+                WHERE b.thread_id = %(thread_id)s AND b.checkpoint_ns = r.checkpoint_ns
                   AND b.channel = r.channel AND b.version >= r.lo AND b.version <= r.hi
                 OFFSET 0
             ) b

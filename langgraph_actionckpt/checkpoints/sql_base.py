@@ -23,7 +23,7 @@ from langgraph_actionckpt.db.sqlid import Rendered
 WRITE_REF_JOIN = """
     LEFT JOIN LATERAL (
         SELECT rb.type, rb.blob, rb.item_count FROM {s}.blobs rb
-        WHERE x.type = 'ref' AND rb.thread_id = w.thread_id
+        WHERE x.type = 'ref' AND rb.thread_id = %(thread_id)s
           AND rb.checkpoint_ns = w.checkpoint_ns AND rb.channel = x.channel
           AND rb.version = encode(substring(x.blob from 1 for 25), 'escape')
         OFFSET 0  -- a fence: one primary-key lookup, and none unless x is a reference
@@ -51,6 +51,16 @@ COPIED_COLUMNS = {
     "item_count, list_len",
     "writes": "checkpoint_ns, checkpoint_id, task_id, idx, channels, types, blobs, task_path",
 }
+
+ONE_THREAD = "thread_id = %(thread_id)s"
+"""The condition of a statement that reads one thread's rows.
+
+Every statement that reads one thread ties each table it reads to this
+parameter itself, not through a join to another table's row: that is what lets
+Citus route the whole statement to the thread's shard (a join on ``thread_id``
+to a routed row is refused there).
+"""
+
 
 _COMMENT = re.compile(r"--[^\n]*")
 _SPACE = re.compile(r"\s+")
@@ -84,7 +94,7 @@ class SchemaSQL:
 
     @cached_property
     def write_ref_join(self) -> sql.Composed:
-        """The delta row a write ``x`` refers to, as ``rb`` (see :data:`WRITE_REF_JOIN`)."""
+        """The delta row a write ``x`` of thread ``%(thread_id)s`` refers to, as ``rb``."""
         return self.q(WRITE_REF_JOIN)
 
     def copy_rows(self, table: str, condition: str = "", suffix: str = "") -> sql.Composed:

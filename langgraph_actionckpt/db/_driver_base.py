@@ -12,6 +12,7 @@ import asyncio
 import heapq
 import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -149,9 +150,30 @@ def is_data_error(exc: BaseException) -> bool:
     B-tree limit), a malformed value (``DataError``), a violated constraint
     (``IntegrityError``). Such an error belongs to the call whose data it is.
     """
-    return isinstance(
+    return is_unique_violation(exc) or isinstance(
         exc, (psycopg.DataError, psycopg.IntegrityError, psycopg.errors.ProgramLimitExceeded)
     )
+
+
+# The server's words for a unique violation, naming the constraint (a Citus
+# shard's has the shard id appended).
+_DUPLICATE = re.compile(r'duplicate key value violates unique constraint "([^"]+)"')
+
+
+def is_unique_violation(exc: BaseException, table: str | None = None) -> bool:
+    """Whether ``exc`` is a unique violation (of a constraint of ``table``, when given).
+
+    PostgreSQL says so with SQLSTATE 23505. Citus passes a worker's violation
+    on as an internal error (XX000) with the worker's message, so the
+    constraint's name in the message decides there.
+    """
+    if isinstance(exc, psycopg.errors.UniqueViolation):
+        name = getattr(exc.diag, "constraint_name", None) or ""
+        return table is None or name.startswith(f"{table}_")
+    if getattr(exc, "sqlstate", None) != "XX000":
+        return False
+    match = _DUPLICATE.search(str(exc))
+    return match is not None and (table is None or match.group(1).startswith(f"{table}_"))
 
 
 class Watchdog:

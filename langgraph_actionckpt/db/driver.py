@@ -19,7 +19,11 @@ An error about the data itself (:func:`is_data_error`) is never retried.
 from __future__ import annotations
 
 from langgraph_actionckpt.db._async_driver import AsyncDriver
-from langgraph_actionckpt.db._driver_base import configure_connection, is_data_error
+from langgraph_actionckpt.db._driver_base import (
+    configure_connection,
+    is_data_error,
+    is_unique_violation,
+)
 from langgraph_actionckpt.db._sync_driver import SyncDriver
 from langgraph_actionckpt.db.plan import BEGIN, COMMIT, Fetch, Op, Plan, PlanFactory, T
 
@@ -35,4 +39,5 @@ __all__ = [
     "T",
     "configure_connection",
     "is_data_error",
+    "is_unique_violation",
 ]

@@ -92,36 +92,55 @@ DDL = (
 
 
 class LeaseQueries:
-    """The lease statements for one schema (identifiers composed once)."""
+    """The lease statements for one schema (identifiers composed once).
+
+    No statement puts ``now()`` or ``pg_stat_activity`` in an ``ON CONFLICT``
+    clause or joins the lease row to a catalog: taking a lease is a read, a look
+    at the server's backends, and a compare-and-swap on the row, so the same
+    statements run on PostgreSQL and on a Citus cluster (where the lease row
+    lives on a worker and the backends on the coordinator the savers use).
+    """
 
     def __init__(self, schema: str) -> None:
         s = sql.Identifier(schema)
-        # Taken when free, expired, ours, or when its holder's backend is gone
-        # (only recorded on direct connections, see the module docstring).
-        self.acquire = sql.SQL(
+        self.state = sql.SQL(
+            # the expiry as text, compared back as a bound value: psycopg cannot load
+            # '-infinity' as a datetime, and Citus refuses a stable function of a
+            # column in an UPDATE's WHERE
+            "SELECT holder, token, expires_at::text, expires_at < now(), "
+            "holder_pid, holder_started "
+            "FROM {s}.leases WHERE thread_id = %s"
+        ).format(s=s)
+        # This session's backend, and whether the recorded holder's backend is
+        # still there (another role's backend_start is hidden, NULL: then the pid
+        # alone keeps the lease, and only the expiry frees it).
+        self.backends = sql.SQL(
             """
-            INSERT INTO {s}.leases AS l
-                (thread_id, holder, token, expires_at, holder_pid, holder_started)
-            SELECT %(thread)s, %(holder)s, 1, now() + make_interval(secs => %(ttl)s),
-                   CASE WHEN %(direct)s THEN pg_backend_pid() END,
-                   CASE WHEN %(direct)s THEN
-                     (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
-                   END
-            ON CONFLICT (thread_id) DO UPDATE
-               SET holder = excluded.holder,
-                   token = l.token + (l.holder <> excluded.holder)::int,
-                   expires_at = excluded.expires_at,
-                   holder_pid = excluded.holder_pid,
-                   holder_started = excluded.holder_started
-             WHERE l.holder = excluded.holder
-                OR l.expires_at < now()
-                OR (l.holder_pid IS NOT NULL AND NOT EXISTS (
-                        SELECT 1 FROM pg_stat_activity a
-                         WHERE a.pid = l.holder_pid
-                           -- another role's backend_start is hidden (NULL): then the
-                           -- pid alone keeps the lease, and only the expiry frees it
-                           AND (a.backend_start IS NULL
-                                OR a.backend_start = l.holder_started)))
+            SELECT pg_backend_pid(),
+                   (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()),
+                   EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = %(pid)s
+                           AND (a.backend_start IS NULL OR a.backend_start = %(started)s))
+            """
+        )
+        self.insert = sql.SQL(
+            """
+            INSERT INTO {s}.leases (thread_id, holder, token, expires_at, holder_pid,
+                                    holder_started)
+            VALUES (%(thread)s, %(holder)s, 1, now() + make_interval(secs => %(ttl)s),
+                    %(pid)s, %(started)s)
+            ON CONFLICT (thread_id) DO NOTHING
+            RETURNING token
+            """
+        ).format(s=s)
+        # The swap: only if the row is still what the plan read.
+        self.take = sql.SQL(
+            """
+            UPDATE {s}.leases
+               SET holder = %(holder)s, token = %(token)s,
+                   expires_at = now() + make_interval(secs => %(ttl)s),
+                   holder_pid = %(pid)s, holder_started = %(started)s
+             WHERE thread_id = %(thread)s AND token = %(seen_token)s
+               AND holder = %(seen_holder)s AND expires_at = %(seen_expires)s::timestamptz
             RETURNING token
             """
         ).format(s=s)
@@ -129,10 +148,7 @@ class LeaseQueries:
             """
             UPDATE {s}.leases
                SET expires_at = now() + make_interval(secs => %(ttl)s),
-                   holder_pid = CASE WHEN %(direct)s THEN pg_backend_pid() END,
-                   holder_started = CASE WHEN %(direct)s THEN
-                     (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
-                   END
+                   holder_pid = %(pid)s, holder_started = %(started)s
              WHERE thread_id = %(thread)s AND token = %(token)s AND holder = %(holder)s
                AND expires_at > '-infinity'
             RETURNING token
@@ -156,25 +172,73 @@ class LeaseQueries:
         self.fenced = sql.SQL("{s}.fenced(%s, %s)").format(s=s)
 
 
+def _plan_backends(
+    q: LeaseQueries, direct: bool, pid: int | None = None, started: Any = None
+) -> Plan[tuple[int | None, Any, bool]]:
+    """(this backend's pid and start, or None through a pooler; whether ``pid`` is alive)."""
+    row = yield Op(q.backends, {"pid": pid, "started": started}, "one")
+    assert row is not None
+    if not direct:
+        return None, None, bool(row[2])
+    return int(row[0]), row[1], bool(row[2])
+
+
 def plan_acquire(
     q: LeaseQueries, thread_id: str, holder: str, ttl: float, direct: bool
 ) -> Plan[int | None]:
-    """Take the lease; the fencing token, or None when another live holder has it."""
-    row = yield Op(
-        q.acquire,
-        {"thread": thread_id, "holder": holder, "ttl": ttl, "direct": direct},
-        "one",
-    )
-    return None if row is None else int(row[0])
+    """Take the lease; the fencing token, or None when another live holder has it.
+
+    Taken when free, expired, already ours, or when its holder's backend is
+    gone (recorded on direct connections only, see the module docstring). Every
+    takeover by another holder raises the token. A race with another taker is
+    settled by the swap: the loser reads the row again.
+    """
+    base = {"thread": thread_id, "holder": holder, "ttl": ttl}
+    while True:
+        row = yield Op(q.state, (thread_id,), "one")
+        if row is None:
+            pid, started, _ = yield from _plan_backends(q, direct)
+            got = yield Op(q.insert, {**base, "pid": pid, "started": started}, "one")
+            if got is not None:
+                return int(got[0])
+            continue  # another taker inserted it first
+        seen_holder, seen_token, seen_expires, expired, seen_pid, seen_started = row
+        pid, started, alive = yield from _plan_backends(q, direct, seen_pid, seen_started)
+        gone = seen_pid is not None and not alive
+        if not (seen_holder == holder or expired or gone):
+            return None
+        got = yield Op(
+            q.take,
+            {
+                **base,
+                "token": int(seen_token) + (seen_holder != holder),
+                "pid": pid,
+                "started": started,
+                "seen_token": seen_token,
+                "seen_holder": seen_holder,
+                "seen_expires": seen_expires,
+            },
+            "one",
+        )
+        if got is not None:
+            return int(got[0])
 
 
 def plan_renew(
     q: LeaseQueries, thread_id: str, holder: str, token: int, ttl: float, direct: bool
 ) -> Plan[bool]:
     """Push the expiry forward; False when the lease was taken over."""
+    pid, started, _ = yield from _plan_backends(q, direct)
     row = yield Op(
         q.renew,
-        {"thread": thread_id, "holder": holder, "token": token, "ttl": ttl, "direct": direct},
+        {
+            "thread": thread_id,
+            "holder": holder,
+            "token": token,
+            "ttl": ttl,
+            "pid": pid,
+            "started": started,
+        },
         "one",
     )
     return row is not None

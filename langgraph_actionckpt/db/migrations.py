@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
+from langgraph_actionckpt.db.distribute import plan_distribute
 from langgraph_actionckpt.db.driver import BEGIN, COMMIT, Op, Plan
 from langgraph_actionckpt.db.plan import ROLLBACK
 from langgraph_actionckpt.db.schema_versions import LATEST_VERSION, MIGRATIONS, Migration
@@ -143,7 +144,9 @@ def _plan_concurrent(schema: str, migration: Migration) -> Plan[None]:
             yield Op(stmt)
 
 
-def plan_migrate(schema: str, *, vector_dims: int | None = None) -> Plan[int]:
+def plan_migrate(
+    schema: str, *, vector_dims: int | None = None, distributed: bool = False
+) -> Plan[int]:
     """Apply the pending migrations of ``schema`` (and the vector step when asked).
 
     Idempotent and safe to run from many processes at once (see the module
@@ -153,12 +156,15 @@ def plan_migrate(schema: str, *, vector_dims: int | None = None) -> Plan[int]:
         schema: The schema (created if missing).
         vector_dims: Also apply the optional similarity-search step with an
             ``embedding vector(vector_dims)`` column (needs pgvector on the server).
+        distributed: Then distribute the per-thread tables on Citus
+            (:func:`~langgraph_actionckpt.db.distribute.plan_distribute`).
 
     Returns:
         The schema version, :data:`LATEST_VERSION`.
 
     Raises:
-        MigrationError: The schema is newer than this package.
+        MigrationError: The schema is newer than this package, or ``distributed``
+            on a database without Citus.
     """
     current = yield from plan_schema_version(schema)
     if current is None or current < LATEST_VERSION:
@@ -167,6 +173,8 @@ def plan_migrate(schema: str, *, vector_dims: int | None = None) -> Plan[int]:
         raise _too_new(schema, current)
     if vector_dims is not None:
         yield from _plan_vector(schema, vector_dims)
+    if distributed:
+        yield from plan_distribute(schema, lambda: plan_begin_locked(_lock_key(schema)))
     return LATEST_VERSION
 
 

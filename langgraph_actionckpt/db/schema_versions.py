@@ -247,6 +247,27 @@ MIGRATIONS: tuple[Migration, ...] = (
             "'completed', 'failed', 'unknown', 'interrupted', 'skipped', 'superseded'))",
         ),
     ),
+    Migration(
+        9,
+        "resumed_meta(): a resumed node's meta, a function the action upsert calls",
+        (
+            # Declared IMMUTABLE because Citus refuses any other function in an
+            # upsert's DO UPDATE SET (it evaluates them on the shard). The result
+            # depends on the arguments only; the session's TimeZone changes how
+            # the instants are printed, never which instants they are.
+            """
+            CREATE OR REPLACE FUNCTION {s}.resumed_meta(
+                meta jsonb, first_started jsonb, started timestamptz, resumed timestamptz
+            ) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+            BEGIN
+                RETURN COALESCE(meta, '{{}}'::jsonb) || jsonb_build_object(
+                    'resumed_at', resumed,
+                    'first_started_at', COALESCE(first_started, to_jsonb(started)));
+            END
+            $fn$
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -160,6 +160,13 @@ def migrate(
         bool,
         flag("--print-sql", "Print the SQL of all migrations; run nothing"),
     ] = False,
+    distributed: Annotated[
+        bool,
+        flag(
+            "--distributed",
+            "Then distribute the per-thread tables by thread_id (Citus coordinator only)",
+        ),
+    ] = False,
 ) -> None:
     """Create or upgrade the schema (the migration runner setup() uses), or print its SQL.
 
@@ -185,7 +192,7 @@ def migrate(
         sch = schema_of(s)
         with connect(s) as conn:
             driver = SyncDriver(conn)
-            driver.run(lambda: plan_migrate(sch))
+            driver.run(lambda: plan_migrate(sch, distributed=distributed))
             return driver.run(lambda: plan_schema_version(sch))
 
     version = guard(s, body)

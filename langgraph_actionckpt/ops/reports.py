@@ -90,6 +90,11 @@ WITH a AS (
     FROM (SELECT thread_id, action_type, count(*) AS n
           FROM {s}.actions GROUP BY thread_id, action_type) x
     GROUP BY thread_id
+), l AS (
+    -- each thread's last action (DISTINCT ON the distribution column: Citus runs it
+    -- on each shard, where a lateral join per thread is refused)
+    SELECT DISTINCT ON (thread_id) thread_id, action_type, name, status, error, action_id
+    FROM {s}.actions ORDER BY thread_id, step_index DESC
 ), c AS (
     SELECT thread_id, count(*) AS n, min(created_at) AS first_at, max(created_at) AS last_at
     FROM {s}.checkpoints GROUP BY thread_id
@@ -108,10 +113,7 @@ WITH a AS (
            CASE WHEN t.inflight > 0 THEN 'running'
                 WHEN l.status = 'failed' THEN 'failed'
                 ELSE 'completed' END AS run_status
-    FROM t LEFT JOIN LATERAL (
-        SELECT action_type, name, status, error, action_id FROM {s}.actions x
-        WHERE x.thread_id = t.thread_id ORDER BY step_index DESC LIMIT 1
-    ) l ON true
+    FROM t LEFT JOIN l USING (thread_id)
 )
 SELECT thread_id, run_status, n_actions, by_type, l_type, l_name, l_status, l_error,
        inflight, n_checkpoints, first_at, last_at,
@@ -435,18 +437,22 @@ def migration_sql(schema: str = DEFAULT_SCHEMA) -> str:
     return _migration_sql(validate_schema(schema))
 
 
+# A window per thread (the distribution column on Citus: each shard numbers its
+# own threads); the pairs asked for are picked out of the threads' numbering.
 _POSITIONS_SQL = """
-SELECT k.thread_id, k.step_index,
-       (SELECT count(*) FROM {s}.actions y
-        WHERE y.thread_id = k.thread_id AND y.step_index <= k.step_index)::int
-FROM unnest(%(threads)s::text[], %(steps)s::bigint[]) AS k(thread_id, step_index)
+SELECT thread_id, step_index, n FROM (
+    SELECT thread_id, step_index, row_number() OVER (
+               PARTITION BY thread_id ORDER BY step_index)::int AS n
+    FROM {s}.actions WHERE thread_id = ANY(%(threads)s::text[])
+) x WHERE step_index = ANY(%(steps)s::bigint[])
 """
 
 
 def _plan_positions(schema: str, keys: list[tuple[str, int]]) -> Plan[dict[tuple[str, int], int]]:
-    args = {"threads": [k[0] for k in keys], "steps": [k[1] for k in keys]}
+    wanted = set(keys)
+    args = {"threads": sorted({k[0] for k in keys}), "steps": sorted({k[1] for k in keys})}
     rows = yield Op(_q(schema, _POSITIONS_SQL), args, "all")
-    return {(t, i): n for t, i, n in rows}
+    return {(t, i): n for t, i, n in rows if (t, i) in wanted}
 
 
 def positions(

@@ -58,6 +58,14 @@ _ORDER = {
     "checkpoints": "checkpoint_id",
     "blobs": "version",
 }
+# Each table's primary key after thread_id: a chunk is picked by key (not by
+# ctid, which Citus cannot plan), in the thread's shard.
+_KEY = {
+    "writes": "checkpoint_ns, checkpoint_id, task_id, idx",
+    "actions": "step_index",
+    "checkpoints": "checkpoint_ns, checkpoint_id",
+    "blobs": "checkpoint_ns, channel, version",
+}
 _ROLLBACK = Op(fetch="rollback")
 _MAX_THREADS_PER_BATCH = 1000
 
@@ -128,22 +136,22 @@ class _Sql:
         return self.q(
             """
             WITH a AS (
+                -- grouped by thread (the distribution column on Citus: each shard
+                -- groups its own threads); the last status by aggregate, not by a
+                -- correlated subquery
                 SELECT thread_id, max(GREATEST(started_at, completed_at)) AS last_at,
-                       bool_or({unsettled}) AS inflight, count(*) AS n
+                       bool_or({unsettled}) AS inflight, count(*) AS n,
+                       (array_agg(status ORDER BY step_index DESC))[1] AS last_status
                 FROM {s}.actions GROUP BY thread_id
             ), c AS (
                 SELECT thread_id, max(created_at) AS last_at, count(*) AS n
                 FROM {s}.checkpoints GROUP BY thread_id
-            ), t AS (
-                SELECT thread_id, COALESCE(a.inflight, false) AS inflight,
-                       COALESCE(a.n, 0) + COALESCE(c.n, 0) AS n
-                FROM a FULL JOIN c USING (thread_id)
-                WHERE GREATEST(a.last_at, c.last_at) < %(cutoff)s
             )
-            SELECT t.thread_id, t.n, t.inflight,
-                   COALESCE((SELECT l.status FROM {s}.actions l WHERE l.thread_id = t.thread_id
-                             ORDER BY l.step_index DESC LIMIT 1) = 'failed', false)
-            FROM t ORDER BY t.thread_id
+            SELECT thread_id, COALESCE(a.n, 0) + COALESCE(c.n, 0),
+                   COALESCE(a.inflight, false), COALESCE(a.last_status = 'failed', false)
+            FROM a FULL JOIN c USING (thread_id)
+            WHERE GREATEST(a.last_at, c.last_at) < %(cutoff)s
+            ORDER BY thread_id
             """,
             unsettled=_UNSETTLED,
         )
@@ -152,17 +160,19 @@ class _Sql:
         """Of ``ids``, those still idle, old, not in flight (and not failed if kept)."""
         return self.q(
             """
+            WITH a AS (
+                SELECT thread_id, bool_or(started_at >= %(cutoff)s
+                           OR completed_at >= %(cutoff)s OR {unsettled}) AS busy,
+                       (array_agg(status ORDER BY step_index DESC))[1] AS last_status
+                FROM {s}.actions WHERE thread_id = ANY(%(ids)s::text[]) GROUP BY thread_id
+            ), c AS (
+                SELECT thread_id, bool_or(created_at >= %(cutoff)s) AS busy
+                FROM {s}.checkpoints WHERE thread_id = ANY(%(ids)s::text[]) GROUP BY thread_id
+            )
             SELECT t.id FROM unnest(%(ids)s::text[]) AS t(id)
-            WHERE NOT EXISTS (
-                SELECT 1 FROM {s}.actions a WHERE a.thread_id = t.id
-                  AND (a.started_at >= %(cutoff)s OR a.completed_at >= %(cutoff)s
-                       OR {unsettled}))
-              AND NOT EXISTS (
-                SELECT 1 FROM {s}.checkpoints c
-                WHERE c.thread_id = t.id AND c.created_at >= %(cutoff)s)
-              AND (NOT %(keep_failed)s OR (
-                SELECT l.status FROM {s}.actions l WHERE l.thread_id = t.id
-                ORDER BY l.step_index DESC LIMIT 1) IS DISTINCT FROM 'failed')
+            LEFT JOIN a ON a.thread_id = t.id LEFT JOIN c ON c.thread_id = t.id
+            WHERE NOT COALESCE(a.busy, false) AND NOT COALESCE(c.busy, false)
+              AND (NOT %(keep_failed)s OR a.last_status IS DISTINCT FROM 'failed')
             """,
             unsettled=_UNSETTLED,
         )
@@ -176,10 +186,11 @@ class _Sql:
 
     def delete_chunk(self, table: str) -> sql.Composed:
         return self.q(
-            "WITH d AS (DELETE FROM {s}.{t} WHERE ctid = ANY(ARRAY("
-            "SELECT ctid FROM {s}.{t} WHERE thread_id = %(id)s ORDER BY {o} LIMIT %(n)s)) "
+            "WITH d AS (DELETE FROM {s}.{t} WHERE thread_id = %(id)s AND ({k}) IN ("
+            "SELECT {k} FROM {s}.{t} WHERE thread_id = %(id)s ORDER BY {o} LIMIT %(n)s) "
             "RETURNING 1) SELECT count(*) FROM d",
             t=sql.Identifier(table),
+            k=sql.SQL(_KEY[table]),
             o=sql.SQL(_ORDER[table]),
         )
 

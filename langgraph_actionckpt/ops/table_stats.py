@@ -8,6 +8,7 @@ from typing import Any
 
 from psycopg import sql
 
+from langgraph_actionckpt.db.distribute import plan_is_distributed
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.migrations import plan_schema_version, plan_vector_state
 from langgraph_actionckpt.db.sqlid import q as _q
@@ -46,20 +47,36 @@ class TableStats(Jsonable):
     has_embedding: bool
 
 
+_LOCAL_SIZES = (
+    "SELECT (SELECT count(*) FROM {t}), pg_total_relation_size(%s::regclass), "
+    "pg_relation_size(%s::regclass), pg_indexes_size(%s::regclass)"
+)
+# Citus: the sizes of every shard, summed over the workers
+_CITUS_SIZES = (
+    "SELECT (SELECT count(*) FROM {t}), citus_total_relation_size(%s::regclass), "
+    "citus_table_size(%s::regclass), "
+    "citus_total_relation_size(%s::regclass) - citus_table_size(%s::regclass)"
+)
+
+
 def _plan_table_sizes(schema: str) -> Plan[dict[str, dict[str, int]]]:
     """Exact row count and sizes of each of the schema's tables that exists."""
     tables: dict[str, dict[str, int]] = {}
     for table in TABLES:
         name = regclass(schema, table)
-        row = yield Op("SELECT to_regclass(%s) IS NOT NULL", (name,), "one")
+        row = yield Op(
+            "SELECT to_regclass(%s) IS NOT NULL, to_regclass('pg_dist_partition') IS NOT NULL",
+            (name,),
+            "one",
+        )
         if not row or not row[0]:
             continue
+        sizes = _LOCAL_SIZES
+        if row[1] and (yield from plan_is_distributed(name)):
+            sizes = _CITUS_SIZES  # the coordinator's own table is an empty shell
         row = yield Op(
-            sql.SQL(
-                "SELECT (SELECT count(*) FROM {t}), pg_total_relation_size(%s::regclass), "
-                "pg_relation_size(%s::regclass), pg_indexes_size(%s::regclass)"
-            ).format(t=sql.Identifier(schema, table)),
-            (name, name, name),
+            sql.SQL(sizes).format(t=sql.Identifier(schema, table)),
+            (name,) * sizes.count("%s"),
             "one",
         )
         assert row is not None

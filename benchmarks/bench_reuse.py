@@ -67,7 +67,7 @@ def score_pairs(pairs: list[dict[str, Any]], embeddings: Any, context: str) -> l
     for i, row in enumerate(rows):
         va, vb = vectors[2 * i], vectors[2 * i + 1]
         row["similarity"] = sum(x * y for x, y in zip(va, vb, strict=True))
-        row["contrast"] = contrast(row["tb"], row["ta"])
+        row["contrast"] = contrast(row["tb"], row["ta"], embeddings.embed_documents)
     return rows
 
 
@@ -149,12 +149,15 @@ def lookup_latency(embeddings: Any, n: int = 30, entries: int = 500) -> dict[str
     }
 
 
-def contrast_ms(rows: list[dict[str, Any]]) -> list[float]:
-    """Milliseconds the contrast check takes on each scored pair (new request against cached)."""
+def contrast_ms(rows: list[dict[str, Any]], embeddings: Any) -> list[float]:
+    """Milliseconds the contrast check takes on each scored pair (new request against cached).
+
+    With the model's view of replaced words, as a lookup runs it.
+    """
     out = []
     for r in rows:
         t0 = time.perf_counter()
-        contrast(r["tb"], r["ta"])
+        contrast(r["tb"], r["ta"], embeddings.embed_documents)
         out.append((time.perf_counter() - t0) * 1000)
     return out
 
@@ -233,7 +236,7 @@ def main() -> None:
         if x["pair"]["label"] == "distinct" and x["contrast"]:
             refused[x["contrast"]] = refused.get(x["contrast"], 0) + 1
     print("distinct pairs refused by the contrast check, by reason:", refused)
-    check_ms = contrast_ms(rows)
+    check_ms = contrast_ms(rows, embeddings)
     print(
         f"contrast check per candidate ({len(rows)} pairs): "
         f"p50 {statistics.median(check_ms):.2f} ms, max {max(check_ms):.2f} ms "

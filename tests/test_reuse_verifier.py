@@ -134,3 +134,78 @@ PARAPHRASES_ROUND_3 = [
 def test_paraphrases_the_new_rules_let_through(a: str, b: str) -> None:
     assert contrast(f"human: {a}", f"human: {b}") is None
     assert contrast(f"human: {b}", f"human: {a}") is None
+
+
+# Issue 34, fourth round: (id, cached request, new request, reason). Each new rule,
+# end to end, beside a paraphrase of the same shape that must still be served.
+REFUSED_ROUND_4 = [
+    ("two-elements-replaced",
+     "Is oat milk healthier than cow's milk for toddlers? Give a pros and cons table.",
+     "Is almond milk healthier than goat's milk for toddlers? Give a pros and cons table.",
+     "elements replaced"),
+    ("output-format-reworded",
+     "Find a raincoat under 100 dollars and list three options as bullet points.",
+     "Find a raincoat under 100 dollars and describe three options in a paragraph.",
+     "elements replaced"),
+    ("future-against-present", "Is the power back on in Riverside?",
+     "Will the power be back on in Riverside?", "tense differs"),
+    ("bare-currency-character", "把两百元从我的支付宝转到微信。",
+     "把两百美元从我的支付宝转到微信。", "units differ"),
+]  # fmt: skip
+# (id, cached request, new request): the same shapes, same meaning: served.
+SERVED_ROUND_4 = [
+    ("near-synonyms-replaced", "Write an email to Fatima about the offsite meeting on Saturday.",
+     "Draft an email to Fatima regarding the offsite meeting on Saturday."),
+    ("future-going-to", "Will the landlord renew the lease?",
+     "Is the landlord going to renew the lease?"),
+]  # fmt: skip
+
+
+@needs_model
+def test_round_4_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
+    calls = str(tmp_path / "calls.jsonl")
+    model = ScriptedChatModel(calls_file=calls)
+    schema = new_schema_name()
+    served: dict[str, bool] = {}
+    refused_why: dict[str, str] = {}
+    try:
+        with ActionSaver.from_conn_string(pg18_dsn, schema=schema, setup=True) as saver:
+            graph = llm_graph(model, "sync").compile(checkpointer=saver)
+            for name, a, b, *_ in SERVED_ROUND_4 + REFUSED_ROUND_4:
+                policy = SemanticReuse(embeddings, scope=f"round4-{name}")
+                for q in (a, b):
+                    before = len(read_calls(calls))
+                    conf = {"thread_id": f"t-{uuid.uuid4().hex[:10]}", "actionckpt_reuse": policy}
+                    graph.invoke({"q": q, "out": []}, {"configurable": conf})
+                served[name] = len(read_calls(calls)) == before
+                row = llm_row(saver.list_actions(conf["thread_id"]))
+                for refusal in (row.meta.get("reuse_miss") or {}).get("refused", []):
+                    refused_why[name] = refusal["reason"]
+    finally:
+        drop_schema(pg18_dsn, schema)
+    assert served == {
+        **{name: True for name, *_ in SERVED_ROUND_4},
+        **{name: False for name, *_ in REFUSED_ROUND_4},
+    }
+    # each was refused by the rule meant for it, above the similarity threshold
+    assert {name: refused_why.get(name) for name, *_ in REFUSED_ROUND_4} == {
+        name: why for name, _, _, why in REFUSED_ROUND_4
+    }
+
+
+@needs_model
+def test_replaced_elements_need_the_model_to_be_let_through(embeddings: Any) -> None:
+    a, b = SERVED_ROUND_4[0][1:]
+    # without the model's view of the replaced words the check errs on refusing
+    assert contrast(f"human: {a}", f"human: {b}") == "elements replaced"
+    assert contrast(f"human: {a}", f"human: {b}", embeddings.embed_documents) is None
+    assert contrast(f"human: {b}", f"human: {a}", embeddings.embed_documents) is None
+
+
+def test_a_future_with_a_date_asks_about_that_date() -> None:
+    # the date pins both to one time: a future against a present is then the same question
+    assert (
+        contrast("human: Is the pool open on Sunday?", "human: Will the pool be open on Sunday?")
+        is None
+    )
+    assert contrast("human: Is the pool open?", "human: Will the pool be open?") == "tense differs"

@@ -17,8 +17,9 @@ Unicode category; Chinese and Japanese characters count one word each; see
 * negation (``not``, ``n't``, ``nicht``, ``не``, ``لا``, ``不``, ``ない``...): odd
   against even;
 * tense: a past-tense cue on one side only ("Is my flight delayed?" against
-  "Was my flight delayed?"), or a future against a perfect ("Will ... be
-  watered?" / "Have ... been watered?");
+  "Was my flight delayed?"), a future against a perfect ("Will ... be
+  watered?" / "Have ... been watered?"), or a future against a present with the
+  same words and no date ("Is the power back on?" / "Will the power be back on?");
 * scope: a universal ("all channels" / "this channel") or paucal ("a camera bag" /
   "several camera bags") quantifier on one side only, or the same words with one
   in the singular and the other in the plural;
@@ -36,7 +37,10 @@ Unicode category; Chinese and Japanese characters count one word each; see
   replaced, or a clause added or dropped ("by bus" / "by taxi", "flats" / "flats
   that allow pets"; a run of Chinese or Japanese characters, "人民币" / "美元", is
   one word replaced, and about one word per two characters inserted); or every
-  word the same but one function word ("from" / "until"). A paraphrase rewrites
+  word the same but one function word ("from" / "until"); or two or more elements
+  replaced in place with nothing else changed ("oat ... cow's milk" / "almond ...
+  goat's milk"), unless the embedding model takes one of them for a near-synonym
+  of its replacement ("draft ... regarding" / "write ... about"). A paraphrase rewrites
   more than that; a request that asks for something else usually changes one
   element and keeps the rest;
 * words appended: every content word of one request, in order, and more at the
@@ -50,13 +54,20 @@ adverb is not reused, which costs one model call, never a wrong answer.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from langgraph_actionckpt.reuse import structure
 
-__all__ = ["contrast", "contrast_verifier"]
+__all__ = ["SYNONYM", "Embed", "contrast", "contrast_verifier"]
+
+Embed = Callable[[list[str]], list[list[float]]]
+"""Texts to unit vectors: an ``Embeddings.embed_documents``."""
+SYNONYM = 0.62
+"""Cosine similarity from which the model takes a replaced word for a near-synonym."""
 
 # quoted strings; words starting with a letter or digit of any script; sentence ends
 _TOKEN = re.compile(
@@ -336,6 +347,43 @@ def _small_edit(ca: list[str], cb: list[str], *, replaced_only: bool = False) ->
     return "a clause added or dropped" if n + m >= 2 else None
 
 
+def _substitutions(ca: list[str], cb: list[str]) -> list[tuple[str, str]]:
+    """The elements replaced in place, when there are two or more and nothing else changed.
+
+    "oat milk ... cow's milk" / "almond milk ... goat's milk", "sink ... plunger" /
+    "shower drain ... snake": each replacement keeps the frame of the request and
+    swaps what it is about. A paraphrase that keeps the frame swaps near-synonyms
+    ("draft ... regarding" / "write ... about"); :func:`contrast` asks the embedding
+    model which it is. Returns the (a, b) pairs of replaced words, or [] for another edit.
+    """
+    sa, sb = [_stem(w) for w in ca], [_stem(w) for w in cb]
+    ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
+    if any(tag in ("insert", "delete") for tag, *_ in ops):
+        return []
+    spans = [(ca[i1:i2], cb[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+    kept = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
+    if (
+        len(spans) < 2
+        or any(max(_elements(x), _elements(y)) > 2 for x, y in spans)
+        or kept < sum(len(x) for x, _ in spans)
+    ):
+        return []
+    return [(" ".join(x), " ".join(y)) for x, y in spans]
+
+
+def _near_synonym(pairs: list[tuple[str, str]], embed: Embed | None) -> bool:
+    """Whether any replaced element is a near-synonym of its replacement, by the model."""
+    if embed is None:
+        return False
+    vectors = embed([t for pair in pairs for t in pair])
+    return any(_cosine(vectors[2 * i], vectors[2 * i + 1]) >= SYNONYM for i in range(len(pairs)))
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    norm = math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
+
+
 def _appended(sa: list[str], sb: list[str]) -> bool:
     """Whether one side is the other with content words appended to one of its sentences.
 
@@ -357,12 +405,15 @@ def _appended(sa: list[str], sb: list[str]) -> bool:
     )
 
 
-def contrast(a: str, b: str) -> str | None:
+def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     """Why requests ``a`` and ``b`` must not share an answer, or None if no reason is found.
 
     Args:
         a: The rendered text of one request.
         b: The rendered text of the other.
+        embed: The policy's ``embed_documents`` (unit vectors): two or more elements
+            replaced in place are let through when one of them is a near-synonym of
+            its replacement by this model. ``None``: they are refused.
 
     Returns:
         A short reason (``"numbers differ"``, ``"negation differs"``...) or None.
@@ -398,11 +449,18 @@ def contrast(a: str, b: str) -> str | None:
         return "names in another order"
     ca = [w for w in fa.words if w not in _STOP]
     cb = [w for w in fb.words if w not in _STOP]
+    if "future" in differs and not fa.times and [_stem(w) for w in ca] == [_stem(w) for w in cb]:
+        # the same words, one side in the future and no date to pin both to one time:
+        # "Is the power back on?" asks about now, "Will the power be back on?" about later
+        return "tense differs"
     if ca != cb and Counter(ca) == Counter(cb):
         return "same words, other order"
     edit = _small_edit(ca, cb) or _small_edit(fa.words, fb.words, replaced_only=True)
     if edit is not None:
         return edit
+    replaced = _substitutions(ca, cb)
+    if replaced and not _near_synonym(replaced, embed):
+        return "elements replaced"
     if ca != cb and [_stem(w) for w in ca] == [_stem(w) for w in cb]:
         return "singular against plural"
     sa = [_stem(w) for w in fa.sequence if w not in _STOP]

@@ -123,6 +123,11 @@ class SemanticReuse:
         """Whether lookups go beyond the exact request."""
         return self.embeddings is not None
 
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        """The contrast check's view of replaced words, by the policy's own model."""
+        assert self.embeddings is not None  # choose() and calibrate() run for semantic policies
+        return self.embeddings.embed_documents(texts)
+
     def threshold_for(self, name: str) -> float:
         """The similarity threshold of action ``name``."""
         return self.thresholds.get(name, self.threshold)
@@ -151,7 +156,7 @@ class SemanticReuse:
         scored: list[tuple[float | None, bool]] = []
         for i, (a, b, ok) in enumerate(items):
             va, vb = vectors[2 * i], vectors[2 * i + 1]
-            refused = self.contrast and contrast(b, a) is not None
+            refused = self.contrast and contrast(b, a, self._embed) is not None
             scored.append((None if refused else _cosine(va, vb), ok))
         value = min(1.0, calibrate(scored, target_wrong_rate))
         if name is None:
@@ -189,10 +194,10 @@ class SemanticReuse:
             if similarity < limit:
                 reason = "below threshold" if limit == base else "below the entry's threshold"
                 learnable = self.entries is not None and similarity >= self.entries.floor
-                if learnable and not (self.contrast and contrast(ticket.text, text)):
+                if learnable and not (self.contrast and contrast(ticket.text, text, self._embed)):
                     ticket.near.append((entry, similarity, record.output))
             elif self.contrast:
-                reason = contrast(ticket.text, text)
+                reason = contrast(ticket.text, text, self._embed)
             if (
                 reason is None
                 and self.verifier is not None

@@ -218,7 +218,7 @@ _UNSPACED_UNITS = {
     "公里": "kilometer", "千米": "kilometer", "厘米": "centimeter", "毫米": "millimeter",
     "公斤": "kilogram", "千克": "kilogram", "克": "gram", "磅": "pound", "毫升": "milliliter",
     "升": "liter", "摄氏": "celsius", "華氏": "fahrenheit", "华氏": "fahrenheit",
-    "美元": "dollar", "欧元": "euro", "歐元": "euro", "日元": "yen", "人民币": "yuan",
+    "元": "yuan", "美元": "dollar", "欧元": "euro", "歐元": "euro", "日元": "yen", "人民币": "yuan",
     "英里": "mile", "キロメートル": "kilometer", "キログラム": "kilogram", "メートル": "meter",
     "センチ": "centimeter",
     "グラム": "gram", "リットル": "liter", "ポンド": "pound", "ドル": "dollar",

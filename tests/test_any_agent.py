@@ -592,9 +592,9 @@ def _unfinished(saver: ActionSaver) -> dict[str, str]:
 
     with saver.run("done", agent_id="a") as run:
         run.step("ok", len, "abc")
-    with saver.run("handled", agent_id="h") as run:  # a failure the agent handled
-        with pytest.raises(ValueError):
-            run.step("fail", fail)
+    # a failure the agent handled (pytest.raises, the inner context, catches it)
+    with saver.run("handled", agent_id="h") as run, pytest.raises(ValueError):
+        run.step("fail", fail)
     with pytest.raises(KeyboardInterrupt), saver.run("pay", agent_id="cashier") as run:
         run.step("ok", len, "abc")
         run.step("charge", charge, idempotent=False)
@@ -660,10 +660,12 @@ def test_runs_to_resume(dsn: str, schema: str, mode: str) -> None:
     # settled, but the cashier did not finish: listed until its program runs again
     (pay,) = [r for r in ask() if r.run_id == "pay"]
     assert pay.in_flight == [] and pay.agents["cashier"].finished is False
-    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
-        with saver.run("pay", agent_id="cashier") as run:
-            run.step("ok", len, "abc")
-            assert run.step("charge", len, idempotent=False) == "charged (checked by hand)"
+    with (
+        ActionSaver.from_conn_string(dsn, schema=schema) as saver,
+        saver.run("pay", agent_id="cashier") as run,
+    ):
+        run.step("ok", len, "abc")
+        assert run.step("charge", len, idempotent=False) == "charged (checked by hand)"
     assert [r.run_id for r in ask()] == ["broken"]
 
 
@@ -712,9 +714,7 @@ def _to_resume(dsn: str, schema: str, mode: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-def test_killed_between_actions_is_listed(
-    dsn: str, schema: str, mode: str, tmp_path: Path
-) -> None:
+def test_killed_between_actions_is_listed(dsn: str, schema: str, mode: str, tmp_path: Path) -> None:
     """SIGKILL between two actions: nothing in flight, every logged action completed, and
     the run is listed all the same (its agent did not finish) until it is resumed to the end;
     a run that finished is not listed."""

@@ -4,6 +4,7 @@ No I/O here: :func:`progress_of` turns a run's rows into a :class:`RunProgress`;
 ``run_progress``/``arun_progress`` (:mod:`.run`) read the rows.
 :func:`plan_runs_to_resume` is the plan behind ``saver.runs_to_resume`` and
 ``actionckpt to-resume``: the runs left unfinished, each with its progress.
+:func:`open_run_row` and :func:`close_run_row` build an agent's run row.
 
 Each agent of an :class:`~langgraph_actionckpt.ActionRun` has one *run row*
 (action type :data:`RUN_ROW`, key ``<run id>/<agent id>:run``): ``running``
@@ -22,13 +23,14 @@ from dataclasses import dataclass, field
 
 from psycopg import sql
 
+from langgraph_actionckpt.actions.fields import error_payload
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.records import ActionQueries, row_from_db
 from langgraph_actionckpt.actions.settle import UNSETTLED_SQL
 from langgraph_actionckpt.db.driver import Op, Plan
 from langgraph_actionckpt.db.encoding import unescape_text
 from langgraph_actionckpt.errors import ConfigurationError
-from langgraph_actionckpt.replay.core import UNKNOWN_OUTCOME
+from langgraph_actionckpt.replay.core import UNKNOWN_OUTCOME, interrupts, now
 
 DEFAULT_AGENT = "root"
 """The agent id of a run entered without one (the id a graph's root gets)."""
@@ -82,6 +84,61 @@ class RunProgress:
     last_completed: ActionRecord | None
     in_flight: list[ActionRecord]
     agents: dict[str, AgentProgress]
+
+
+def open_run_row(
+    run_id: str, task_id: str, agent_id: str, records: Sequence[ActionRecord]
+) -> ActionRecord:
+    """An agent's run row as it enters: ``running``, the next attempt of the logged one.
+
+    A new attempt, so the upsert reopens a row that an earlier entry closed.
+
+    Args:
+        run_id: The run.
+        task_id: The agent's task id (``<run id>/<agent id>``).
+        agent_id: The agent.
+        records: The agent's logged rows (its run row among them, if it entered before).
+    """
+    key = f"{task_id}:{RUN_ROW}"
+    old = next((r for r in records if r.action_id == key), None)
+    return ActionRecord(
+        thread_id=run_id,
+        action_id=key,
+        action_type=RUN_ROW,
+        name=agent_id,
+        status="running",
+        run_id=run_id,
+        task_id=task_id,
+        node=agent_id,
+        agent_id=agent_id,
+        attempt=1 if old is None else old.attempt + 1,
+        started_at=now(),
+    )
+
+
+def close_run_row(row: ActionRecord, error: BaseException | None) -> ActionRecord:
+    """The run row ``row`` as its agent leaves: ``completed``, or how an exception stopped it.
+
+    ``failed`` for an exception of the agent's code, ``interrupted`` when it was
+    stopped from outside (cancellation, Ctrl-C, a lost lease: see
+    :func:`~langgraph_actionckpt.replay.core.interrupts`); both with the error.
+    """
+    done = now()
+    closed = ActionRecord(
+        thread_id=row.thread_id,
+        action_id=row.action_id,
+        action_type=row.action_type,
+        name=row.name,
+        status="completed",
+        attempt=row.attempt,
+        completed_at=done,
+    )
+    if row.started_at is not None:
+        closed.latency_ms = (done - row.started_at).total_seconds() * 1000.0
+    if error is not None:
+        closed.status = "interrupted" if interrupts(error) else "failed"
+        closed.error = error_payload(error)
+    return closed
 
 
 def progress_of(run_id: str, records: Sequence[ActionRecord]) -> RunProgress:

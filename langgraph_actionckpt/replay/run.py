@@ -35,15 +35,19 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar, overload
 
 from langgraph_actionckpt._contracts import ActionSaverLike, as_action_saver
-from langgraph_actionckpt.actions.fields import error_payload
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.db import lease
 from langgraph_actionckpt.db.encoding import stored_id
 from langgraph_actionckpt.errors import ConfigurationError
 from langgraph_actionckpt.replay import _async_calls, _async_run, _sync_calls, _sync_run
 from langgraph_actionckpt.replay.context import TaskScope, _reuse_policy, run_scope
-from langgraph_actionckpt.replay.core import DURABLE, LEASED, ROWS, index_rows, interrupts, now
-from langgraph_actionckpt.replay.progress import DEFAULT_AGENT, RUN_ROW, RunProgress
+from langgraph_actionckpt.replay.core import DURABLE, LEASED, ROWS, index_rows
+from langgraph_actionckpt.replay.progress import (
+    DEFAULT_AGENT,
+    RunProgress,
+    close_run_row,
+    open_run_row,
+)
 
 R = TypeVar("R")
 
@@ -238,53 +242,16 @@ class ActionRun:
                 lease.release(self.saver, self.run_id)
 
     def _opened(self, records: Sequence[ActionRecord]) -> ActionRecord:
-        """The agent's run row for this entry: ``running``, the next attempt of the logged one.
-
-        A new attempt, so the upsert reopens a row a finished or failed entry closed.
-        """
-        key = f"{self.task_id}:{RUN_ROW}"
-        old = next((r for r in records if r.action_id == key), None)
-        self._run_row = ActionRecord(
-            thread_id=self.run_id,
-            action_id=key,
-            action_type=RUN_ROW,
-            name=self.agent_id,
-            status="running",
-            run_id=self.run_id,
-            task_id=self.task_id,
-            node=self.agent_id,
-            agent_id=self.agent_id,
-            attempt=1 if old is None else old.attempt + 1,
-            started_at=now(),
-        )
+        """The agent's run row for this entry (``running``), kept to close it on leaving."""
+        self._run_row = open_run_row(self.run_id, self.task_id, self.agent_id, records)
         return self._run_row
 
     def _closed(self, error: BaseException | None) -> ActionRecord:
-        """The run row as the agent leaves: ``completed``, or how the exception stopped it.
-
-        ``failed`` for an exception of the agent's code, ``interrupted`` when it was
-        stopped from outside (cancellation, Ctrl-C, a lost lease: see
-        :func:`~langgraph_actionckpt.replay.core.interrupts`).
-        """
-        row = self._run_row
+        """The run row as the agent leaves: how the block ended (``error`` when it raised)."""
+        row, self._run_row = self._run_row, None
         if row is None:
             raise ConfigurationError("ActionRun left without having entered")
-        done = now()
-        closed = ActionRecord(
-            thread_id=row.thread_id,
-            action_id=row.action_id,
-            action_type=row.action_type,
-            name=row.name,
-            status="completed",
-            attempt=row.attempt,
-            completed_at=done,
-            latency_ms=(done - row.started_at).total_seconds() * 1000.0 if row.started_at else None,
-        )
-        if error is not None:
-            closed.status = "interrupted" if interrupts(error) else "failed"
-            closed.error = error_payload(error)
-        self._run_row = None
-        return closed
+        return close_run_row(row, error)
 
     def _start(self, records: Sequence[ActionRecord]) -> None:
         """Begin with the agent's logged rows: keys, positions and the context variable."""

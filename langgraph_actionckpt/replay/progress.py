@@ -173,13 +173,13 @@ SELECT thread_id FROM (
            max(GREATEST(started_at, completed_at)) AS last_at,
            count(*) FILTER (WHERE {unsettled}) AS unsettled,
            count(*) FILTER (WHERE action_type = %(run_row)s) AS runs,
-           count(*) FILTER (WHERE action_type = %(run_row)s AND status <> 'completed') AS open,
+           count(*) FILTER (WHERE action_type = %(run_row)s AND status <> 'completed') AS open_runs,
            (array_agg(status ORDER BY step_index DESC))[1] AS last_status
     FROM {s}.actions
     WHERE (NOT %(action_runs)s OR task_id = thread_id || '/' || agent_id)
     GROUP BY thread_id
 ) r
-WHERE (unsettled > 0 OR open > 0 OR (runs = 0 AND last_status = 'failed'))
+WHERE (unsettled > 0 OR open_runs > 0 OR (runs = 0 AND last_status = 'failed'))
   AND (%(since)s::timestamptz IS NULL OR last_at >= %(since)s::timestamptz)
 ORDER BY last_at DESC NULLS LAST, thread_id
 LIMIT %(limit)s

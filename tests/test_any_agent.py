@@ -11,7 +11,9 @@ new process and counts real executions outside both processes:
   happened once;
 * every non-idempotent action caught in flight stops the resume with
   ``InFlightActionError`` and never runs twice; ``resolve_action`` settles it;
-* the final outputs equal an uninterrupted run's.
+* the final outputs equal an uninterrupted run's;
+* ``runs_to_resume`` lists the run after every kill (between actions too: each
+  agent's run row says it did not finish) and not once it is resumed to its end.
 
 Run with ``-s`` to see the summary table.
 """
@@ -435,6 +437,12 @@ def _rows(dsn: str, schema: str, run: str) -> dict[str, ActionRecord]:
         return {r.action_id: r for r in _split(s.list_actions(run))[0]}
 
 
+def _listed(dsn: str, schema: str, run: str) -> bool:
+    """Whether ``runs_to_resume`` lists the run (the schema holds the other cases' runs too)."""
+    with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+        return run in {p.run_id for p in s.runs_to_resume(limit=1000, action_runs_only=True)}
+
+
 def _seed(row: ActionRecord) -> str:
     """The ScriptedChatModel seed of a completed LLM row (its answer starts with it)."""
     return str(getattr(row.output, "content", "")).split(":", 1)[0].removeprefix("answer-")
@@ -459,6 +467,8 @@ def run_case(dsn: str, schema: str, root: Path, case: Case, expected: Any) -> Re
     at_kill = _rows(dsn, schema, case.run)
     done = {k: r for k, r in at_kill.items() if r.status == "completed"}
     rep.completed_at_kill = len(done)
+    if not _listed(dsn, schema, case.run):  # wherever the kill landed, between actions too
+        rep.problems.append("the killed run is not listed by runs_to_resume")
     effects_at_kill = _effects(work)
     refusals: set[str] = set()
     for attempt in range(case.agents + 1):
@@ -481,6 +491,8 @@ def run_case(dsn: str, schema: str, root: Path, case: Case, expected: Any) -> Re
     outputs = json.loads((work / f"resume{attempt}.json").read_text())["outputs"]
     if outputs != expected:
         rep.problems.append(f"outputs differ: {outputs} != {expected}")
+    if _listed(dsn, schema, case.run):
+        rep.problems.append("the run resumed to its end is still listed by runs_to_resume")
     after = _rows(dsn, schema, case.run)
     for key, old in done.items():  # zero completed calls repeated: the row is untouched
         new = after[key]

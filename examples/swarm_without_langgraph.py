@@ -12,8 +12,9 @@ an ``@action``), and each runs under ``saver.run(run_id, agent_id=...)`` (an
 
 1. The swarm runs in a child process, killed with ``SIGKILL`` once a few
    lookups are logged, each agent at its own point. ``saver.runs_to_resume()``
-   (``actionckpt to-resume``) lists the run, each agent's last completed action
-   and its actions in flight.
+   (``actionckpt to-resume``) lists the run, each agent's last completed action,
+   its actions in flight, and that it did not finish (an agent killed between
+   two actions has nothing in flight, and is listed all the same).
 2. The parent runs the same program again under the same run id. Every action
    the log has as completed is served (the model is not asked again, the tool
    does not run again); an action caught in flight runs again; the rest is
@@ -145,21 +146,26 @@ def runs_to_resume(dsn: str, schema: str) -> list[Any]:
 
 
 def show_progress(progress: Any) -> None:
-    """Print each agent's completed actions, last one and actions in flight."""
+    """Print each agent's completed actions, last one, actions in flight, whether it finished."""
     for agent in AGENTS:
         p = progress.agents.get(agent)
         last = p.last_completed.name if p and p.last_completed else "-"
         flying = ", ".join(a.name or "?" for a in p.in_flight) if p else ""
+        done = "yes" if p and p.finished else "no"
         print(f"   {agent:<11} completed {p.completed if p else 0}, last {last}, "
-              f"in flight: {flying or 'none'}")  # fmt: skip
+              f"in flight: {flying or 'none'}, finished: {done}")  # fmt: skip
 
 
 def snapshot(dsn: str, schema: str, run_id: str) -> dict[str, Any]:
-    """The run's rows by key (taken after the kill, to count what the resume did)."""
+    """The run's actions by key (taken after the kill, to count what the resume did).
+
+    Each agent's run row (action type ``run``: its entry into the run and how it
+    left) is not an action, and is left out of the counts.
+    """
     from langgraph_actionckpt import ActionSaver
 
     with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
-        return {a.action_id: a for a in saver.list_actions(run_id)}
+        return {a.action_id: a for a in saver.list_actions(run_id) if a.action_type != "run"}
 
 
 def counts(dsn: str, schema: str, run_id: str, workdir: Path, at_kill: dict[str, Any]) -> Any:

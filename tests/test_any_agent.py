@@ -11,7 +11,9 @@ new process and counts real executions outside both processes:
   happened once;
 * every non-idempotent action caught in flight stops the resume with
   ``InFlightActionError`` and never runs twice; ``resolve_action`` settles it;
-* the final outputs equal an uninterrupted run's.
+* the final outputs equal an uninterrupted run's;
+* ``runs_to_resume`` lists the run after every kill (between actions too: each
+  agent's run row says it did not finish) and not once it is resumed to its end.
 
 Run with ``-s`` to see the summary table.
 """
@@ -127,6 +129,13 @@ class Program:
             return [x, answer, found, y, total]
 
 
+def _split(records: list[ActionRecord]) -> tuple[list[ActionRecord], list[ActionRecord]]:
+    """A run's rows: its actions, and its agents' run rows (action type ``run``)."""
+    return [r for r in records if r.action_type != "run"], [
+        r for r in records if r.action_type == "run"
+    ]
+
+
 async def _in_mode(mode: str, dsn: str, schema: str, body: Any) -> Any:
     """Run ``body(saver, sync)`` with the saver of ``mode``."""
     if mode == "sync":
@@ -159,7 +168,15 @@ def test_record_then_replay(pg: tuple[str, str], mode: str) -> None:
     assert again.model.i == 0  # the model was not asked
 
     with ActionSaver.from_conn_string(dsn, schema=schema) as s:
-        rows = s.list_actions("run-1")
+        rows, (marker,) = _split(s.list_actions("run-1"))
+    # the agent's run row: written first, closed by each normal exit (two entries)
+    assert (marker.action_id, marker.name, marker.status, marker.attempt) == (
+        "run-1/a:run",
+        "a",
+        "completed",
+        2,
+    )
+    assert marker.replayed == 0 and marker.step is None and marker.task_id == "run-1/a"
     assert [(r.action_type, r.name, r.step) for r in rows] == [
         ("function", "double", 0),
         ("llm_completion", rows[1].name, 1),
@@ -290,7 +307,7 @@ def test_streaming(pg: tuple[str, str]) -> None:
             second = "".join(str(c.content) for c in model.stream("hi"))
         assert first == second == "streamed words here"
         assert model.i == 1  # the second stream was served, the model not asked
-        (row,) = s.list_actions("st")
+        (row,), _ = _split(s.list_actions("st"))
         assert row.action_type == "llm_completion" and row.replayed == 1
 
 
@@ -415,8 +432,15 @@ def _effects(work: Path) -> Counter[str]:
 
 
 def _rows(dsn: str, schema: str, run: str) -> dict[str, ActionRecord]:
+    """The run's actions by key (its agents' run rows left out)."""
     with ActionSaver.from_conn_string(dsn, schema=schema) as s:
-        return {r.action_id: r for r in s.list_actions(run)}
+        return {r.action_id: r for r in _split(s.list_actions(run))[0]}
+
+
+def _listed(dsn: str, schema: str, run: str) -> bool:
+    """Whether ``runs_to_resume`` lists the run (the schema holds the other cases' runs too)."""
+    with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+        return run in {p.run_id for p in s.runs_to_resume(limit=1000, action_runs_only=True)}
 
 
 def _seed(row: ActionRecord) -> str:
@@ -443,6 +467,8 @@ def run_case(dsn: str, schema: str, root: Path, case: Case, expected: Any) -> Re
     at_kill = _rows(dsn, schema, case.run)
     done = {k: r for k, r in at_kill.items() if r.status == "completed"}
     rep.completed_at_kill = len(done)
+    if not _listed(dsn, schema, case.run):  # wherever the kill landed, between actions too
+        rep.problems.append("the killed run is not listed by runs_to_resume")
     effects_at_kill = _effects(work)
     refusals: set[str] = set()
     for attempt in range(case.agents + 1):
@@ -465,6 +491,8 @@ def run_case(dsn: str, schema: str, root: Path, case: Case, expected: Any) -> Re
     outputs = json.loads((work / f"resume{attempt}.json").read_text())["outputs"]
     if outputs != expected:
         rep.problems.append(f"outputs differ: {outputs} != {expected}")
+    if _listed(dsn, schema, case.run):
+        rep.problems.append("the run resumed to its end is still listed by runs_to_resume")
     after = _rows(dsn, schema, case.run)
     for key, old in done.items():  # zero completed calls repeated: the row is untouched
         new = after[key]
@@ -548,7 +576,7 @@ def test_saver_run_is_an_action_run(saver: ActionSaver) -> None:
     with saver.run("via-saver", agent_id="a"):
         assert program.double(3) == first == 6
     assert program.executed == Counter(double=1)
-    (row,) = saver.list_actions("via-saver")
+    (row,), _ = _split(saver.list_actions("via-saver"))
     assert (row.agent_id, row.task_id, row.replayed) == ("a", "via-saver/a", 1)
 
 
@@ -559,12 +587,12 @@ async def test_async_saver_run_is_an_action_run(asaver: AsyncActionSaver) -> Non
             assert run.agent_id == "root"
             assert await program.adouble(5) == 10
     assert program.executed == Counter(double=1)
-    (row,) = await asaver.alist_actions("via-asaver")
+    (row,), _ = _split(await asaver.alist_actions("via-asaver"))
     assert (row.agent_id, row.replayed) == ("root", 1)
 
 
 def _unfinished(saver: ActionSaver) -> dict[str, str]:
-    """Three runs that need resuming and one that does not; their agents' cut-off keys."""
+    """Three runs that need resuming and two that do not; their agents' cut-off keys."""
     cut: dict[str, str] = {}
 
     def charge() -> str:
@@ -576,6 +604,9 @@ def _unfinished(saver: ActionSaver) -> dict[str, str]:
 
     with saver.run("done", agent_id="a") as run:
         run.step("ok", len, "abc")
+    # a failure the agent handled (pytest.raises, the inner context, catches it)
+    with saver.run("handled", agent_id="h") as run, pytest.raises(ValueError):
+        run.step("fail", fail)
     with pytest.raises(KeyboardInterrupt), saver.run("pay", agent_id="cashier") as run:
         run.step("ok", len, "abc")
         run.step("charge", charge, idempotent=False)
@@ -590,7 +621,7 @@ def _unfinished(saver: ActionSaver) -> dict[str, str]:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_runs_to_resume(dsn: str, schema: str, mode: str) -> None:
-    """Runs with an action in flight or a failed last action, newest first, bounded."""
+    """Runs with an action in flight or an agent not finished, newest first, bounded."""
     with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
         saver.setup()
         cut = _unfinished(saver)
@@ -619,12 +650,16 @@ def test_runs_to_resume(dsn: str, schema: str, mode: str) -> None:
     assert cashier.completed == 1 and cashier.last_completed is not None
     assert cashier.last_completed.name == "ok" and cashier.in_flight == pay.in_flight
     assert not cashier.in_flight[0].idempotent
+    assert cashier.run is not None and cashier.run.status == "interrupted"  # Ctrl-C
+    assert cashier.finished is False and cashier.run.error["type"] == "KeyboardInterrupt"
     broken = runs[1]
+    assert broken.agents["b"].finished is False and broken.agents["b"].run.status == "failed"
     assert broken.in_flight == [] and broken.agents["b"].completed == 0
     failed = broken.agents["b"].failed
     assert failed is not None and failed.name == "fail" and failed.error["type"] == "ValueError"
     assert cashier.failed is None
     assert runs[0].agents["root"].in_flight[0].name == "search"
+    assert runs[0].agents["root"].run is None  # a graph's thread: no run rows
     assert [r.run_id for r in ask(action_runs_only=True)] == ["broken", "pay"]
     assert [r.run_id for r in ask(limit=1)] == ["graph-thread"]
     assert ask(since=dt.datetime.now(dt.UTC) + dt.timedelta(minutes=1)) == []
@@ -634,6 +669,15 @@ def test_runs_to_resume(dsn: str, schema: str, mode: str) -> None:
     with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
         saver.resolve_action("pay", cut["pay"], output="charged (checked by hand)")
         saver.resolve_action("graph-thread", "g1", output="found")
+    # settled, but the cashier did not finish: listed until its program runs again
+    (pay,) = [r for r in ask() if r.run_id == "pay"]
+    assert pay.in_flight == [] and pay.agents["cashier"].finished is False
+    with (
+        ActionSaver.from_conn_string(dsn, schema=schema) as saver,
+        saver.run("pay", agent_id="cashier") as run,
+    ):
+        run.step("ok", len, "abc")
+        assert run.step("charge", len, idempotent=False) == "charged (checked by hand)"
     assert [r.run_id for r in ask()] == ["broken"]
 
 
@@ -647,15 +691,7 @@ def test_runs_to_resume_after_a_kill(dsn: str, schema: str, mode: str, tmp_path:
     assert _worker(dsn, schema, case, tmp_path, "crash", crash=True) == -9
 
     def to_resume() -> list[Any]:
-        if mode == "sync":
-            with ActionSaver.from_conn_string(dsn, schema=schema) as s:
-                return s.runs_to_resume(action_runs_only=True)
-
-        async def ask() -> list[Any]:
-            async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as a:
-                return await a.aruns_to_resume(action_runs_only=True)
-
-        return asyncio.run(ask())
+        return _to_resume(dsn, schema, mode)
 
     (run,) = to_resume()
     assert run.run_id == case.run
@@ -674,6 +710,105 @@ def test_runs_to_resume_after_a_kill(dsn: str, schema: str, mode: str, tmp_path:
             s.resolve_action(case.run, charge.action_id, output=charge_output(charge.agent_id))
     assert _worker(dsn, schema, case, tmp_path, "resumed", crash=False) == 0
     assert to_resume() == []
+
+
+def _to_resume(dsn: str, schema: str, mode: str) -> list[Any]:
+    """``runs_to_resume(action_runs_only=True)`` with the saver of ``mode``."""
+    if mode == "sync":
+        with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+            return s.runs_to_resume(action_runs_only=True)
+
+    async def ask() -> list[Any]:
+        async with AsyncActionSaver.from_conn_string(dsn, schema=schema) as a:
+            return await a.aruns_to_resume(action_runs_only=True)
+
+    return asyncio.run(ask())
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_killed_between_actions_is_listed(dsn: str, schema: str, mode: str, tmp_path: Path) -> None:
+    """SIGKILL between two actions: nothing in flight, every logged action completed, and
+    the run is listed all the same (its agent did not finish) until it is resumed to the end;
+    a run that finished is not listed."""
+    from typer.testing import CliRunner
+
+    from langgraph_actionckpt.ops.cli import app
+
+    with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+        s.setup()
+    finished = Case(mode, agents=1)
+    assert _worker(dsn, schema, finished, tmp_path, "finished", crash=False) == 0
+    assert _to_resume(dsn, schema, mode) == []  # a finished run is not listed
+    case = Case(mode, agents=1, kill_after=2)  # after the LLM call and the lookup
+    assert _worker(dsn, schema, case, tmp_path, "crash", crash=True) == -9
+    rows = _rows(dsn, schema, case.run)
+    assert [r.status for r in rows.values()] == ["completed", "completed"]
+    (run,) = _to_resume(dsn, schema, mode)
+    assert run.run_id == case.run and run.in_flight == []
+    agent = run.agents["a0"]
+    assert agent.completed == 2 and agent.in_flight == [] and agent.failed is None
+    assert agent.last_completed is not None and agent.last_completed.name == "lookup"
+    assert agent.finished is False and agent.run is not None
+    assert (agent.run.action_id, agent.run.status) == (f"{case.run}/a0:run", "running")
+
+    # the CLI: the run row is not an action in flight; to-resume says the agent did not finish
+    base = ["--dsn", dsn, "--schema", schema, "--json"]
+    cli = CliRunner()
+    inflight = json.loads(cli.invoke(app, ["inflight", *base]).stdout)["inflight"]
+    assert [a for a in inflight if a["thread_id"] == case.run] == []
+    doc = json.loads(cli.invoke(app, ["to-resume", *base]).stdout)["runs"]
+    assert [(r["run_id"], r["agents"]["a0"]["finished"]) for r in doc] == [(case.run, False)]
+    text = cli.invoke(app, ["to-resume", *base[:-1]]).stdout
+    assert "not finished" in text
+
+    assert _worker(dsn, schema, case, tmp_path, "resumed", crash=False) == 0
+    assert _to_resume(dsn, schema, mode) == []
+    with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+        (marker,) = _split(s.list_actions(case.run))[1]
+    assert (marker.status, marker.attempt) == ("completed", 2)  # the resume: a new attempt
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_exception_exit_is_listed(dsn: str, schema: str, mode: str) -> None:
+    """An agent's block that raised after completed actions (none failed) stays listed;
+    its run row says how it ended. It never stops a resume: only actions are refused."""
+
+    class Stop(Exception):
+        pass
+
+    def body(raise_it: bool) -> Any:
+        def run(saver: Any, sync: bool) -> Any:
+            async def arun() -> None:
+                async with ActionRun(saver, "raised", agent_id="r") as run:
+                    await run.step("ok", _alen, "abc")
+                    if raise_it:
+                        raise Stop("the agent's own code")
+
+            if not sync:
+                return arun()
+            with ActionRun(saver, "raised", agent_id="r") as run:
+                run.step("ok", len, "abc")
+                if raise_it:
+                    raise Stop("the agent's own code")
+            return None
+
+        return run
+
+    with ActionSaver.from_conn_string(dsn, schema=schema) as s:
+        s.setup()
+    with pytest.raises(Stop):
+        asyncio.run(_in_mode(mode, dsn, schema, body(True)))
+    (run,) = _to_resume(dsn, schema, mode)
+    agent = run.agents["r"]
+    assert (run.in_flight, agent.failed, agent.completed) == ([], None, 1)
+    assert agent.run is not None and agent.run.status == "failed"
+    assert agent.run.error["type"] == "Stop" and agent.finished is False
+    asyncio.run(_in_mode(mode, dsn, schema, body(False)))  # served, then finished
+    assert _to_resume(dsn, schema, mode) == []
+
+
+async def _alen(text: str) -> int:
+    return len(text)
 
 
 @pytest.fixture(scope="module")
@@ -706,6 +841,10 @@ def test_remote_savers_run_too(service: Any) -> None:
                 *await aremote.alist_actions("remote-arun"),
             ]
 
-    rows = asyncio.run(arun())
+    rows, markers = _split(asyncio.run(arun()))
     assert program.executed == Counter(add=1, double=1)
     assert [(r.name, r.agent_id, r.replayed) for r in rows] == [("add", "a", 1), ("double", "a", 1)]
+    assert [(r.action_id, r.status, r.attempt) for r in markers] == [
+        ("remote-run/a:run", "completed", 2),
+        ("remote-arun/a:run", "completed", 2),
+    ]

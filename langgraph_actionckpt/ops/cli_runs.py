@@ -43,7 +43,7 @@ def to_resume(
     ] = False,
     key: ReadKeyOpt = None,
 ) -> None:
-    """List runs with actions in flight or a failed last action, newest activity first."""
+    """List runs with actions in flight, agents not finished, or a failed last action."""
     from langgraph_actionckpt.actions.records import ActionQueries
     from langgraph_actionckpt.db.driver import SyncDriver
     from langgraph_actionckpt.replay.progress import plan_runs_to_resume
@@ -74,9 +74,23 @@ def to_resume(
                 str(agent.completed),
                 cell(f"{last.action_type} {last.name or ''}".strip() if last else "-"),
                 cell(", ".join(_open(r) for r in open_) if open_ else "-"),
-                fmt_status(open_[0].status if open_ else "completed"),
+                fmt_status(_status(agent, open_)),
             )
     OUT.print(table)
+
+
+def _status(agent: Any, open_: list[Any]) -> str:
+    """An action's status when one is open; else how the agent's run ended.
+
+    ``not finished``: its run row is still ``running`` (the agent was killed
+    between two actions, or it runs now); ``failed``/``interrupted``: its block
+    raised; ``completed``: it finished (or, a graph's, its actions did).
+    """
+    if open_:
+        return str(open_[0].status)
+    if agent.run is None or agent.run.status == "completed":
+        return "completed"
+    return "not finished" if agent.run.status == "running" else str(agent.run.status)
 
 
 def _open(rec: Any) -> str:
@@ -101,6 +115,8 @@ def progress_json(run: RunProgress) -> dict[str, Any]:
                 "last_completed": one(a.last_completed),
                 "in_flight": [one(r) for r in a.in_flight],
                 "failed": one(a.failed),
+                "run": one(a.run),
+                "finished": a.finished,
             }
             for a in run.agents.values()
         },

@@ -380,13 +380,15 @@ class InflightAction(Jsonable):
     position: int = 0
 
 
+# An ActionRun agent's run row (action type 'run', replay/progress.py) is open
+# while the agent runs: it is not an action, and its outcome is never unknown.
 _INFLIGHT_SQL = """
 SELECT thread_id, step_index, action_id, action_type, name, status, idempotent, attempt,
        started_at, EXTRACT(EPOCH FROM (now() - started_at))::float8, step,
        (SELECT count(*) FROM {s}.actions y
         WHERE y.thread_id = a.thread_id AND y.step_index <= a.step_index)::int
 FROM {s}.actions a
-WHERE {unsettled}
+WHERE {unsettled} AND action_type <> 'run'
   AND (%(older)s::timestamptz IS NULL OR started_at < %(older)s::timestamptz)
 ORDER BY started_at, thread_id, step_index
 LIMIT %(limit)s

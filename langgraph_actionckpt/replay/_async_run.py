@@ -26,27 +26,34 @@ class RunState(Protocol):
 
     def _claim(self) -> None: ...
     def _unclaim(self) -> None: ...
+    def _opened(self, records: Sequence[ActionRecord]) -> ActionRecord: ...
+    def _closed(self, error: BaseException | None) -> ActionRecord: ...
     def _start(self, records: Sequence[ActionRecord]) -> None: ...
     def _stop(self) -> None: ...
 
 
 async def enter(run: RunState) -> None:
-    """Take the run's lease, then read the agent's logged rows (another worker may write them)."""
+    """Take the run's lease, read the agent's logged rows (another worker may write them),
+    then write the agent's run row ``running``, durably: a kill from then on, even
+    between two actions, leaves the run listed by ``runs_to_resume``."""
     run._claim()
     try:
         await lease.aacquire(run.saver, run.run_id)
         saver: Any = run.saver
         records = await saver.alist_actions(run.run_id, task_id=run.task_id)
+        await run.saver.writer.awrite_now(run._opened(records))
     except BaseException:
         run._unclaim()
         raise
     run._start(records)
 
 
-async def leave(run: RunState) -> None:
-    """Write the queued rows while the lease is held, then let the lease go."""
+async def leave(run: RunState, error: BaseException | None) -> None:
+    """Close the agent's run row (how the block ended, ``error`` when it raised) and write
+    it with the queued rows while the lease is held, then let the lease go."""
     run._stop()
     try:
+        run.saver.writer.enqueue(run._closed(error))
         await run.saver.writer.aflush()
     finally:
         run._unclaim()
@@ -72,8 +79,12 @@ async def aruns_to_resume(
     ``interrupted``: a crash or a kill caught it) or when its last action
     failed. Resume a listed run by running its program again under the same
     run id; settle a non-idempotent action in flight first with
-    ``resolve_action``. A run killed between two actions has nothing in flight
-    in the log: keep the list of started runs yourself if you need those too.
+    ``resolve_action``. Each agent of an ``ActionRun`` logs its entry and how it
+    left (its run row), so a run is also listed when an agent entered and did
+    not leave normally: killed between two actions (nothing in flight), or its
+    block raised. A run whose agents all finished is not listed, even when one
+    of them handled a failed action; a graph's thread (no run rows) is listed
+    when its last action failed.
 
     Args:
         limit: At most this many runs.

@@ -21,9 +21,9 @@ from .test_conformance import SyncOnlyAdapter, _summary
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    from .conftest import server_dsn
+    from .conftest import SERVERS, server_dsn
 
-    yield from running(server_dsn("pg18"), tmp_path_factory.mktemp("svc"), n=400)
+    yield from running(server_dsn(SERVERS[0]), tmp_path_factory.mktemp("svc"), n=400)
 
 
 @pytest.mark.parametrize("flavour", ["async", "sync"])

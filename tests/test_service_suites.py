@@ -56,10 +56,10 @@ from .test_serde_allowlist import (  # noqa: F401
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    from .conftest import server_dsn
+    from .conftest import SERVERS, server_dsn
 
     yield from running(
-        server_dsn("pg18"),
+        server_dsn(SERVERS[0]),
         tmp_path_factory.mktemp("svc"),
         n=200,
         max_request_bytes=128 * 1024 * 1024,

@@ -68,7 +68,7 @@ from langgraph_actionckpt import (
     AsyncActionSaver,
 )
 from langgraph_actionckpt.ops import archiving, reports, retention, table_stats
-from tests.citus_cluster import CitusCluster, missing_citus
+from tests.citus_cluster import CitusCluster, missing_citus, rows_per_worker
 from tests.faults.servers import PrivatePostgres
 
 SERVERS = ("plain", "citus")
@@ -377,7 +377,7 @@ def run(cluster: CitusCluster, plain: PrivatePostgres, args: argparse.Namespace)
         for name in order:
             results[name].append(measure(dsns[name], name == "citus", args))
         print(f"round {r + 1}: load average {before} before, {load()} after")
-    spread = {t: cluster.shards_per_worker(SCHEMA, t) for t in ("actions", "checkpoints")}
+    spread = {t: rows_per_worker(cluster.dsn, SCHEMA, t) for t in ("actions", "checkpoints")}
     print("rows per Citus worker (by port): " + ", ".join(f"{t} {c}" for t, c in spread.items()))
     print(f"medians over {args.rounds} rounds (ms: lower is better; per second: higher is better)")
     print_table(results)

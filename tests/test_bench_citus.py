@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks import citus_vs_plain
 from benchmarks.bench_retention import SCHEMA
-from tests.citus_cluster import CitusCluster, missing_citus
+from tests.citus_cluster import CitusCluster, missing_citus, rows_per_worker
 from tests.faults.servers import PrivatePostgres
 
 CROSS_THREAD = (
@@ -32,8 +32,8 @@ def test_quick_run_prints_both_servers(capsys: pytest.CaptureFixture[str]) -> No
         try:
             args = citus_vs_plain.parse_args(["--quick", "--threads", "2"])
             status = citus_vs_plain.run(cluster, plain, args)
-            spread = cluster.shards_per_worker(SCHEMA, "actions")
-            checkpoints = cluster.shards_per_worker(SCHEMA, "checkpoints")
+            spread = rows_per_worker(cluster.dsn, SCHEMA, "actions")
+            checkpoints = rows_per_worker(cluster.dsn, SCHEMA, "checkpoints")
         finally:
             plain.close()
     finally:

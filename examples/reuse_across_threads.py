@@ -37,7 +37,7 @@ from langgraph_actionckpt.reuse import SemanticReuse
 SYSTEM = "You are the support bot of Acme Notes. Answer in one sentence."
 QUESTIONS = [
     "How do I turn on dark mode in the settings?",
-    "How can I turn on dark mode in the settings?",  # paraphrase: reused
+    "How do I turn dark mode on in the settings?",  # paraphrase: reused
     "How do I turn off dark mode in the settings?",  # negation: never reused
     "How do I export my notes to PDF?",
     "What are the steps to export my notes to PDF?",  # paraphrase: reused

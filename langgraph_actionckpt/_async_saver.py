@@ -24,6 +24,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from functools import partial
 from typing import Any, Self, TypeVar
 
 import psycopg
@@ -67,7 +68,7 @@ from langgraph_actionckpt.checkpoints.codec import thread_key
 from langgraph_actionckpt.checkpoints.core import CheckpointStore, env_dsn
 from langgraph_actionckpt.checkpoints.fork import new_fork_id
 from langgraph_actionckpt.checkpoints.pending import WriteCall
-from langgraph_actionckpt.checkpoints.setup import Allowlist, env_distributed
+from langgraph_actionckpt.checkpoints.setup import Allowlist
 from langgraph_actionckpt.crypto import KeyRing
 from langgraph_actionckpt.db.driver import (
     AsyncDriver,
@@ -266,22 +267,13 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
     async def setup(self, *, distributed: bool | None = None) -> None:
         """Create or migrate the schema. Idempotent and safe to run from many processes.
 
-        Args:
-            distributed: Also distribute the per-thread tables by ``thread_id``
-                (a Citus coordinator; see "Scaling out"). ``None``: as the
-                ``ACTIONCKPT_DISTRIBUTED`` environment variable says (``1``), else no.
-
-        Raises:
-            MigrationError: The schema is newer than this package, or
-                ``distributed`` on a database without Citus.
+        ``distributed``: then distribute it on Citus (``None``: ``ACTIONCKPT_DISTRIBUTED``).
         """
         if self.store.is_setup:
             return
-        spread = env_distributed() if distributed is None else distributed
         # CREATE INDEX CONCURRENTLY cannot run in a pipeline's implicit transaction
-        await self.driver.run(
-            lambda: self.store.plan_setup(spread), pipeline=False, io_timeout=None
-        )
+        setup = partial(self.store.plan_setup, distributed)
+        await self.driver.run(setup, pipeline=False, io_timeout=None)
         self.store.is_setup = True
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:

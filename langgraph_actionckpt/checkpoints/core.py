@@ -49,6 +49,7 @@ from langgraph_actionckpt.checkpoints.plans_write import plan_put
 from langgraph_actionckpt.checkpoints.setup import (
     DEFAULT_SCHEMA,
     default_serde,
+    env_distributed,
     env_dsn,
     validate_schema,
 )
@@ -105,9 +106,13 @@ class CheckpointStore:
 
     # ------------------------------------------------------------------ writes
 
-    def plan_setup(self, distributed: bool = False) -> Plan[int]:
-        """Apply pending migrations (the one runner, :func:`plan_migrate`), then distribute."""
-        return (yield from plan_migrate(self.schema, distributed=distributed))
+    def plan_setup(self, distributed: bool | None = None) -> Plan[int]:
+        """Apply pending migrations (the one runner, :func:`plan_migrate`), then distribute.
+
+        ``distributed``: ``None`` distributes as ``ACTIONCKPT_DISTRIBUTED`` says.
+        """
+        spread = env_distributed() if distributed is None else distributed
+        return (yield from plan_migrate(self.schema, distributed=spread))
 
     def plan_put(
         self,

@@ -159,20 +159,34 @@ ITEMS: list[tuple[str, str, str, str, str, str]] = [
 ]  # fmt: skip
 
 
-def pairs() -> list[dict[str, object]]:
-    """The 400 pairs, in a fixed order."""
-    assert len(ITEMS) == 100, len(ITEMS)
+def build(
+    items: list[tuple[str, str, str, str, str, str]],
+    domains: tuple[str, ...],
+    other_domain: str,
+    prefix: str,
+) -> list[dict[str, object]]:
+    """Four pairs per item: its paraphrase, then its three variants' kinds from :data:`CYCLE`.
+
+    English items take their domain by tens; the others are ``other_domain``. Set #4's
+    generator builds its pairs with this too.
+    """
+    assert len(items) == 100, len(items)
     out: list[dict[str, object]] = []
-    for i, (lang, a, para, *variants) in enumerate(ITEMS):
-        domain = DOMAINS[i // 10] if lang == "en" else "errands"
+    for i, (lang, a, para, *variants) in enumerate(items):
+        domain = domains[i // 10] if lang == "en" else other_domain
         base = {"lang": lang, "domain": domain}
-        out.append({"id": f"t{i}-reuse", "label": "reuse", "kind": "paraphrase", **base,
+        out.append({"id": f"{prefix}{i}-reuse", "label": "reuse", "kind": "paraphrase", **base,
                     "a": request(a), "b": request(para)})  # fmt: skip
         for j, variant in enumerate(variants):
             kind = CYCLE[(3 * i + j) % 12]
-            out.append({"id": f"t{i}-{kind}", "label": "distinct", "kind": kind, **base,
+            out.append({"id": f"{prefix}{i}-{kind}", "label": "distinct", "kind": kind, **base,
                         "a": request(a), "b": request(variant)})  # fmt: skip
     return out
+
+
+def pairs() -> list[dict[str, object]]:
+    """The 400 pairs, in a fixed order."""
+    return build(ITEMS, DOMAINS, "errands", "t")
 
 
 def main() -> None:

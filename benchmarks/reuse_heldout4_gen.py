@@ -27,16 +27,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.reuse_heldout_gen import request, write
+from benchmarks.reuse_heldout3_gen import build
+from benchmarks.reuse_heldout_gen import write
 
 OUT = Path(__file__).with_name("reuse_heldout4.jsonl")
-# Item i's three must-not variants are of kinds CYCLE[(3i + j) % 12], j = 0, 1, 2: items
+# Item i's three must-not variants are of kinds CYCLE[(3i + j) % 12] (set #3's), j = 0, 1, 2: items
 # i = 0, 1, 2, 3 (mod 4) change (tense, quantifier, constraint), (negation, number, date),
 # (entity, direction, unit), (format, comparative, two_edits).
-CYCLE = (
-    "tense", "quantifier", "constraint", "negation", "number", "date",
-    "entity", "direction", "unit", "format", "comparative", "two_edits",
-)  # fmt: skip
 DOMAINS = (
     "museums", "hotels", "video_games", "streaming_tv", "cycling", "dining_out",
     "waste_recycling", "government_services",
@@ -161,19 +158,8 @@ ITEMS: list[tuple[str, str, str, str, str, str]] = [
 
 
 def pairs() -> list[dict[str, object]]:
-    """The 400 pairs, in a fixed order."""
-    assert len(ITEMS) == 100, len(ITEMS)
-    out: list[dict[str, object]] = []
-    for i, (lang, a, para, *variants) in enumerate(ITEMS):
-        domain = DOMAINS[i // 10] if lang == "en" else "leisure_paperwork"
-        base = {"lang": lang, "domain": domain}
-        out.append({"id": f"f{i}-reuse", "label": "reuse", "kind": "paraphrase", **base,
-                    "a": request(a), "b": request(para)})  # fmt: skip
-        for j, variant in enumerate(variants):
-            kind = CYCLE[(3 * i + j) % 12]
-            out.append({"id": f"f{i}-{kind}", "label": "distinct", "kind": kind, **base,
-                        "a": request(a), "b": request(variant)})  # fmt: skip
-    return out
+    """The 400 pairs, in a fixed order (built as set #3's, with its cycle of kinds)."""
+    return build(ITEMS, DOMAINS, "leisure_paperwork", "f")
 
 
 def main() -> None:

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from langgraph_actionckpt.saver import ActionSaver
     from langgraph_actionckpt.service.remote import AsyncRemoteActionSaver, RemoteActionSaver
 
-__version__ = "0.1.0"
+from langgraph_actionckpt._version import __version__ as __version__
 
 # Public names that live in submodules, imported on first use so that
 # `import langgraph_actionckpt` stays cheap and optional extras stay optional.

@@ -43,3 +43,17 @@ def test_no_class_over_300_lines_and_no_module_over_600() -> None:
             if (size := node.end_lineno - node.lineno + 1) > 300:
                 too_big.append(f"{path.relative_to(root)}:{node.name}: {size} lines")
     assert not too_big, too_big
+
+
+def test_no_import_circle_type_only_and_function_level_imports_counted() -> None:
+    """No module reaches itself through imports, counting those inside functions and
+    under ``TYPE_CHECKING`` (a lazy circle is still one a reader has to untangle)."""
+    grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter ([dev])")
+    graph = grimp.build_graph("langgraph_actionckpt", exclude_type_checking_imports=False)
+    circles = [
+        (module, other)
+        for module in sorted(graph.modules)
+        for other in graph.find_modules_directly_imported_by(module)
+        if other != module and graph.chain_exists(importer=other, imported=module)
+    ]
+    assert not circles, circles

@@ -21,7 +21,7 @@ import grpc
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from langgraph_actionckpt import __version__
+from langgraph_actionckpt._version import __version__
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._limits import LEASE_TIMEOUT
 from langgraph_actionckpt.checkpoints.setup import default_serde

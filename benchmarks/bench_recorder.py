@@ -56,7 +56,7 @@ from langgraph_actionckpt import (
     AsyncActionCallbackHandler,
     AsyncActionSaver,
 )
-from langgraph_actionckpt.embedded import embedded_dsn
+from langgraph_actionckpt.embedded_postgres import embedded_dsn
 
 THROUGHPUT_TARGET = 60_000
 CALLER_TARGET_US = 12.0

@@ -27,7 +27,7 @@ from langgraph_actionckpt import ActionCallbackHandler, ActionRecord, ActionSave
 from langgraph_actionckpt.actions import batch_columns, batch_rows
 from langgraph_actionckpt.actions.row_queue import merge_records
 from langgraph_actionckpt.db import arrays
-from langgraph_actionckpt.embedded import embedded_dsn
+from langgraph_actionckpt.embedded_postgres import embedded_dsn
 
 
 def _backend_cpu(pid: int) -> float:

@@ -53,7 +53,7 @@ from rich.table import Table
 
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.actions.record import ActionRecord
-from langgraph_actionckpt.embedded import embedded_dsn
+from langgraph_actionckpt.embedded_postgres import embedded_dsn
 from langgraph_actionckpt.ops.archiving import archive, import_archive
 from langgraph_actionckpt.ops.retention import prune
 

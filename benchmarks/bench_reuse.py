@@ -111,7 +111,7 @@ def lookup_latency(embeddings: Any, n: int = 30, entries: int = 500) -> dict[str
     from functools import partial
 
     from langgraph_actionckpt.actions.record import ActionRecord
-    from langgraph_actionckpt.embedded import embedded_dsn
+    from langgraph_actionckpt.embedded_postgres import embedded_dsn
     from langgraph_actionckpt.reuse import SemanticReuse
     from langgraph_actionckpt.reuse._sync_io import vector_text
     from langgraph_actionckpt.reuse.plans import plan_nearest, plan_store

@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     import psycopg
 
     from langgraph_actionckpt import ActionSaver
-    from langgraph_actionckpt.embedded import embedded_dsn
+    from langgraph_actionckpt.embedded_postgres import embedded_dsn
     from langgraph_actionckpt.ops.timeline_html import render_timeline
 
     dsn = args.dsn or embedded_dsn()

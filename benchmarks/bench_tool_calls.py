@@ -37,7 +37,7 @@ from langchain_core.tools import tool
 
 from benchmarks.recording import META, count_actions, drop_schema, text
 from langgraph_actionckpt import ActionCallbackHandler, ActionSaver
-from langgraph_actionckpt.embedded import embedded_dsn
+from langgraph_actionckpt.embedded_postgres import embedded_dsn
 
 VARIANTS = ("alone", "no-op handler", "ActionCallbackHandler")
 

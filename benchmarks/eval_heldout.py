@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=Path, default=PAIRS, help="default: held-out set #1")
     args = parser.parse_args()
     if args.dsn is None:
-        from langgraph_actionckpt.embedded import embedded_dsn
+        from langgraph_actionckpt.embedded_postgres import embedded_dsn
 
         args.dsn = embedded_dsn()
     pairs = [json.loads(line) for line in args.pairs.read_text().splitlines()]

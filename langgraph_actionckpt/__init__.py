@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from langgraph_actionckpt.actions.record import ActionRecord
     from langgraph_actionckpt.aio import AsyncActionSaver
     from langgraph_actionckpt.crypto import KeyRing
-    from langgraph_actionckpt.embedded import embedded_dsn, stop_embedded
+    from langgraph_actionckpt.embedded_postgres import embedded_dsn, stop_embedded
     from langgraph_actionckpt.ops.metrics import Metrics
     from langgraph_actionckpt.ops.vector import BackgroundEmbedder, VectorIndex
     from langgraph_actionckpt.replay.decorator import action, current_action
@@ -80,8 +80,8 @@ _LAZY = {
     # the service extra (grpcio): imported only when used
     "RemoteActionSaver": ".service.remote",
     "AsyncRemoteActionSaver": ".service.remote",
-    "embedded_dsn": ".embedded",
-    "stop_embedded": ".embedded",
+    "embedded_dsn": ".embedded_postgres",
+    "stop_embedded": ".embedded_postgres",
 }
 
 __all__ = [

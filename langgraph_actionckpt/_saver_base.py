@@ -21,7 +21,7 @@ import psycopg
 
 from langgraph_actionckpt._config import SaverOptions
 from langgraph_actionckpt._contracts import MetricsSink
-from langgraph_actionckpt.embedded import embedded_dsn
+from langgraph_actionckpt.embedded_postgres import embedded_dsn
 from langgraph_actionckpt.errors import ConfigurationError
 
 __all__ = [
@@ -139,7 +139,7 @@ def conninfo_of(conn: Any) -> str | None:
 
 
 async def aembedded_dsn() -> str:
-    """:func:`~langgraph_actionckpt.embedded.embedded_dsn` off the event loop.
+    """:func:`~langgraph_actionckpt.embedded_postgres.embedded_dsn` off the event loop.
 
     It may start the embedded server, which takes seconds.
     """

@@ -34,7 +34,7 @@ import psycopg
 import pytest
 
 from langgraph_actionckpt import ActionSaver, AsyncActionSaver
-from langgraph_actionckpt.embedded import embedded_dsn
+from langgraph_actionckpt.embedded_postgres import embedded_dsn
 
 PG15_DSN = os.environ.get("ACTIONCKPT_TEST_PG15", "postgresql://postgres@127.0.0.1:5432/test")
 REQUIRE_PG15 = os.environ.get("ACTIONCKPT_REQUIRE_PG15", "") not in ("", "0")

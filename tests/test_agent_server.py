@@ -2,7 +2,7 @@
 
 Each test starts ``langgraph dev --no-browser --no-reload`` as a subprocess on
 localhost, serving a copy of ``examples/agent_server`` with
-``langgraph_actionckpt.server.checkpointer`` on a fresh schema of the embedded
+``langgraph_actionckpt.agent_server.checkpointer`` on a fresh schema of the embedded
 test PostgreSQL, and talks to it through ``langgraph-sdk``. The model is the real
 ``ChatOpenAI`` against the local OpenAI-compatible server running in this test
 process, which counts every request; the example's tool appends a line per
@@ -273,7 +273,8 @@ def test_startup_log_shows_every_capability(shared_app: tuple[App, AgentServer])
 
     _, server = shared_app
     log = server.log_text()
-    assert "Configuring custom checkpointer at langgraph_actionckpt.server.checkpointer" in log
+    entry = "langgraph_actionckpt.agent_server.checkpointer"
+    assert f"Configuring custom checkpointer at {entry}" in log
     assert "Using custom checkpointer: AsyncActionSaver" in log
     # The server logs only what is missing: one line per missing extended method
     # (adelete_thread, adelete_for_runs, acopy_thread -> "generic fallback", aprune),
@@ -502,7 +503,7 @@ async def test_checkpointer_entry_point_reads_the_environment(
             (handler,) = server.action_callbacks()
             assert isinstance(handler, AsyncActionCallbackHandler) and handler.saver is saver
         with pytest.raises(
-            RuntimeError, match=re.escape("langgraph_actionckpt.server.checkpointer")
+            RuntimeError, match=re.escape("langgraph_actionckpt.agent_server.checkpointer")
         ):
             server.current_saver()
     finally:

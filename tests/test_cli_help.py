@@ -77,7 +77,7 @@ def test_serve_logs_start_each_call_and_shutdown(dsn: str, schema: str) -> None:
 def test_starting_the_embedded_server_says_it_is_shared(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langgraph_actionckpt import embedded
+    from langgraph_actionckpt import embedded_postgres as embedded
     from langgraph_actionckpt.ops.cli_common import resolve_dsn
 
     monkeypatch.delenv("ACTIONCKPT_DSN", raising=False)

@@ -17,6 +17,24 @@ def test_every_public_name_resolves() -> None:
         assert getattr(langgraph_actionckpt, name) is not None, name
 
 
+def test_the_agent_server_entry_keeps_its_former_module_name() -> None:
+    """``langgraph_actionckpt.server`` (the entry's old name, in existing ``langgraph.json``
+    files) gives the same objects as ``agent_server``, with a warning naming the new path."""
+    code = (
+        "import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
+        "try:\n    import langgraph_actionckpt.server\n"
+        "except DeprecationWarning as w:\n    print(w)\n"
+        "warnings.simplefilter('ignore')\n"
+        "import langgraph_actionckpt.server as old, langgraph_actionckpt.agent_server as new\n"
+        "print(old.checkpointer is new.checkpointer, old.with_action_log is new.with_action_log)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert "langgraph_actionckpt.agent_server.checkpointer" in out[0]
+    assert out[1] == "True True"
+
+
 def test_import_needs_only_core_dependencies() -> None:
     code = (
         "import sys, langgraph_actionckpt as l; "

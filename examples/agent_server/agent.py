@@ -1,7 +1,7 @@
 """An agent for LangGraph's Agent Server, checkpointed action by action in PostgreSQL.
 
 ``langgraph.json`` names :func:`make_graph` (a graph factory, called by the
-server for each run) and ``langgraph_actionckpt.server.checkpointer`` (a module
+server for each run) and ``langgraph_actionckpt.agent_server.checkpointer`` (a module
 path with dots: langgraph-api splits it at the last dot, so the colon form is not
 found). The factory's one line, ``with_action_log(graph)``, records node, LLM and tool rows;
 replay of completed LLM and tool calls after a crash needs no line at all.
@@ -39,7 +39,7 @@ from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import interrupt
 
-from langgraph_actionckpt.server import with_action_log
+from langgraph_actionckpt.agent_server import with_action_log
 
 
 class State(TypedDict, total=False):

@@ -143,7 +143,7 @@ def resolve_dsn(dsn: str | None) -> str:
     env = os.environ.get("ACTIONCKPT_DSN")
     if env:
         return env
-    from langgraph_actionckpt.embedded import embedded_data_dir, embedded_dsn
+    from langgraph_actionckpt.embedded_postgres import embedded_data_dir, embedded_dsn
 
     data_dir = embedded_data_dir()
     was_running = (data_dir / "postmaster.pid").exists()

@@ -205,7 +205,7 @@ def migrate(
 
 
 def _embedded_status() -> dict[str, Any]:
-    from langgraph_actionckpt.embedded import embedded_data_dir
+    from langgraph_actionckpt.embedded_postgres import embedded_data_dir
 
     path = embedded_data_dir()
     pid_file = path / "postmaster.pid"
@@ -234,7 +234,7 @@ def embedded_status(s: Settings) -> None:
 @command("stop", on=embedded_app)
 def embedded_stop(s: Settings) -> None:
     """Stop the embedded server (data is kept)."""
-    from langgraph_actionckpt.embedded import stop_embedded
+    from langgraph_actionckpt.embedded_postgres import stop_embedded
 
     stopped = guard(s, stop_embedded)
     if not printed(s, lambda: {"stopped": stopped, **_embedded_status()}):

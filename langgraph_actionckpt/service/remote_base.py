@@ -21,9 +21,9 @@ import grpc
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from langgraph_actionckpt._version import __version__
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._limits import LEASE_TIMEOUT
+from langgraph_actionckpt._version import __version__
 from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, ServiceError
 from langgraph_actionckpt.service._pb import checkpoint_pb2 as pb

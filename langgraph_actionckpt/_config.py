@@ -424,10 +424,13 @@ def _unknown(who: str, name: str, groups: Mapping[str, Any], others: Sequence[st
         for field, flat_name in fields.items():
             grouped = f"{group}={kind.__name__}({field}=...)"
             spelled.setdefault(field, grouped)  # a keyword of the saver's own wins
-            if flat_name != group:
-                spelled[flat_name] = f"{grouped} (or {flat_name}=)"
+            # the lease mode's flat keyword is the group's own (``lease="wait"``)
+            key = f"{group}_{field}" if flat_name == group else flat_name
+            spelled[key] = f"{grouped} (or {flat_name}=)"
     close = difflib.get_close_matches(name, spelled, n=1)
     hint = f"; did you mean {spelled[close[0]]}?" if close else ""
+    if name in FIELDS or name in GROUPS:  # a remote saver given a direct saver's option
+        hint = "; it is an option of the direct savers (ActionSaver, AsyncActionSaver) only"
     return f"{who}: unexpected keyword argument {name!r}{hint}"
 
 

@@ -278,6 +278,7 @@ def test_a_group_and_its_flat_keyword_together_are_refused(cls: type, name: str)
         ("writer_batchsize", "writer=WriterOptions(batch_size=...) (or writer_batch_size=)"),
         ("io_timout", "limits=Limits(io_timeout=...) (or io_timeout=)"),
         ("shema", "schema="),
+        ("lease_mode", "lease=LeaseOptions(mode=...) (or lease=)"),
     ],
 )
 def test_an_unknown_keyword_names_the_closest_option(cls: type, name: str, closest: str) -> None:
@@ -357,7 +358,10 @@ async def test_remote_refuses_what_only_a_direct_saver_decides(cls: type) -> Non
     with pytest.raises(ConfigurationError, match=r"lease_ttl= and lease=LeaseOptions"):
         cls("127.0.0.1:9", lease=LeaseOptions(), lease_ttl=5)
     with pytest.raises(TypeError, match="did you mean timeout="):
-        cls("127.0.0.1:9", io_timeout=5)
+        cls("127.0.0.1:9", timout=5)
+    for direct_only in ("io_timeout", "schema", "limits"):
+        with pytest.raises(TypeError, match="an option of the direct savers"):
+            cls("127.0.0.1:9", **{direct_only: 5})
 
 
 def test_generated_sync_code_is_current() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import inspect
 import random
 import threading
 import time
@@ -61,9 +62,6 @@ SAFE_CALLS = frozenset(
 )
 """Calls repeated after a lost connection (on the same replica or the next one): a read, or a
 write keyed so that storing it twice stores it once."""
-
-_KEYWORDS = ("token", "tls", "timeout", "retries", "backoff", "tenant", "serde", "replay", "reuse")
-"""The remote savers' keywords but the groups', for the closest-name hint."""
 
 sleep = time.sleep
 asleep = asyncio.sleep
@@ -244,6 +242,12 @@ class RemoteCore:
         name_of = code.name if code is not None else "UNKNOWN"
         target = self.target if at is None else self.targets.all[at]
         return ServiceError(name_of, f"{name}: {details}", target)
+
+
+_KEYWORDS = tuple(
+    p for p in inspect.signature(RemoteCore).parameters if p not in ("target", "flat")
+)
+"""The remote savers' keywords (for the closest-name hint of an unknown one)."""
 
 
 def run_config(config: RunnableConfig) -> dict[str, Any]:

@@ -11,3 +11,6 @@ _ = SimpleNamespace()
 # LangChain's on_chain_end(outputs, *, run_id, ...) signature: the handler hooks keep its
 # parameter name (callers may pass it by keyword) and have no use for the outputs.
 _.outputs
+
+# The direct savers' limits= keyword: SaverOptions.of reads it from the constructor's locals().
+_.limits

@@ -38,7 +38,7 @@ from langgraph_actionckpt.errors import (
 )
 
 if TYPE_CHECKING:
-    from langgraph_actionckpt._config import SaverOptions
+    from langgraph_actionckpt._config import LeaseOptions, Limits, SaverOptions, WriterOptions
     from langgraph_actionckpt.actions.callbacks import (
         ActionCallbackHandler,
         AsyncActionCallbackHandler,
@@ -72,6 +72,9 @@ _LAZY = {
     "AgentProgress": ".replay.progress",
     "ActionSaver": ".saver",
     "SaverOptions": "._config",
+    "LeaseOptions": "._config",
+    "WriterOptions": "._config",
+    "Limits": "._config",
     "KeyRing": ".crypto",
     "Metrics": ".ops.metrics",
     "VectorIndex": ".ops.vector",
@@ -99,6 +102,8 @@ __all__ = [
     "DecryptionError",
     "KeyRing",
     "LeaseLostError",
+    "LeaseOptions",
+    "Limits",
     "EmbeddedServerError",
     "InFlightActionError",
     "NotReplayableError",
@@ -114,6 +119,7 @@ __all__ = [
     "ThreadBusyError",
     "VectorIndex",
     "VectorUnavailableError",
+    "WriterOptions",
     "action",
     "arun_progress",
     "current_action",

@@ -38,7 +38,13 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import AsyncConnectionPool
 
 from langgraph_actionckpt._async_runner import AsyncPlanRunner
-from langgraph_actionckpt._config import DEFAULTS, SaverOptions
+from langgraph_actionckpt._config import (
+    DEFAULTS,
+    LeaseOptions,
+    Limits,
+    SaverOptions,
+    WriterOptions,
+)
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
 from langgraph_actionckpt._saver_base import (
     POOL_MAX_IDLE,
@@ -146,30 +152,21 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
         options: SaverOptions | None = None,
         schema: str = _D.schema,
         serde: SerializerProtocol | None = _D.serde,
-        pipeline: bool = _D.pipeline,
-        record_nodes: bool = _D.record_nodes,
-        delta_policy: DeltaPolicy | None = _D.delta_policy,
-        delta_cache_bytes: int = _D.delta_cache_bytes,
-        compress_min: int = _D.compress_min,
+        lease: str | LeaseOptions = _D.lease,
+        writer: WriterOptions | None = None,
+        limits: Limits | None = None,
         replay: bool = _D.replay,
-        lease: str = _D.lease,
-        lease_timeout: float = _D.lease_timeout,
-        lease_ttl: float = _D.lease_ttl,
-        metrics: MetricsSink | None = _D.metrics,
-        defer_writes: bool = _D.defer_writes,
-        durable_writes: bool = _D.durable_writes,
-        durable_timeout: float = _D.durable_timeout,
-        writer_batch_size: int = _D.writer_batch_size,
-        writer_interval: float = _D.writer_interval,
-        group_commit: bool = _D.group_commit,
-        io_timeout: float | None = _D.io_timeout,
-        encryption: KeyRing | None = _D.encryption,
-        max_load_bytes: int = _D.max_load_bytes,
         reuse: Any = _D.reuse,
+        record_nodes: bool = _D.record_nodes,
+        metrics: MetricsSink | None = _D.metrics,
+        encryption: KeyRing | None = _D.encryption,
+        pipeline: bool = _D.pipeline,
+        delta_policy: DeltaPolicy | None = _D.delta_policy,
         _reconnect: Any = None,
+        **flat: Any,
     ) -> None:
-        # every keyword above but conn, options and _reconnect is a SaverOptions field
-        opts = SaverOptions.of(options, locals())
+        # ``flat``: the grouped options' old keywords (``lease_ttl=``...), see ``_config``
+        opts = SaverOptions.of(options, locals(), flat)
         self.store = CheckpointStore(opts, on_pending=lambda: self.writer.start())
         super().__init__(serde=self.store.serde)
         install_hooks(opts.replay)
@@ -251,9 +248,9 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
                 else; a wrong DSN, a missing database or a server that is down
                 fails fast with :class:`~langgraph_actionckpt.errors.ConnectionFailedError`
                 carrying the server's reason.
-            **options: The saver's options (``schema=``, ``serde=``,
-                ``pipeline=``... each a field of
-                :class:`~langgraph_actionckpt.SaverOptions`), or ``options=``.
+            **options: The saver's keywords (``schema=``, ``lease=LeaseOptions(...)``,
+                ``writer=WriterOptions(...)``, ``limits=Limits(...)``, the flat
+                keywords...), or ``options=``.
         """
         connect = (pool_size, pool_check, max_idle, max_lifetime, prepare_threshold)
         async with (

@@ -34,11 +34,14 @@ class AsyncActionSaver(AsyncSaverBody):
         conn: A psycopg ``AsyncConnection`` (autocommit) or ``AsyncConnectionPool``.
         options: A :class:`~langgraph_actionckpt.SaverOptions`, in place of the
             option keywords.
-        schema: The PostgreSQL schema. It and every other field of
-            :class:`~langgraph_actionckpt.SaverOptions` is a keyword argument with
-            the same default (the keywords of ``ActionSaver``). With a pool,
-            ``group_commit`` lets checkpoints stored while others are being
-            written share one transaction.
+        schema: The PostgreSQL schema. It, the groups ``lease=``
+            (:class:`~langgraph_actionckpt.LeaseOptions`), ``writer=``
+            (:class:`~langgraph_actionckpt.WriterOptions`) and ``limits=``
+            (:class:`~langgraph_actionckpt.Limits`), every other field of
+            :class:`~langgraph_actionckpt.SaverOptions` and the grouped options'
+            flat keywords are those of ``ActionSaver``, with the same defaults.
+            With a pool, ``WriterOptions.group_commit`` lets checkpoints stored
+            while others are being written share one transaction.
     """
 
     def _open_driver(

@@ -43,14 +43,30 @@ class ActionSaver(SyncSaverBody):
         conn: A psycopg ``Connection`` (autocommit) or ``ConnectionPool``.
         options: All options at once, as a :class:`~langgraph_actionckpt.SaverOptions`
             (then pass none of the keywords below).
-        schema, serde, pipeline, record_nodes, delta_policy, delta_cache_bytes,
-            compress_min, replay, lease, lease_timeout, lease_ttl, metrics, defer_writes,
-            durable_writes, durable_timeout, writer_batch_size, writer_interval,
-            group_commit, io_timeout, encryption, max_load_bytes, reuse: The saver
-            options, each documented on
-            :class:`~langgraph_actionckpt.SaverOptions` (same defaults).
-            ``group_commit`` is accepted so both savers take the same options;
-            this saver stores each checkpoint on its caller's thread.
+        schema: The PostgreSQL schema holding the tables.
+        serde: The serializer (default: LangGraph's msgpack one, strict allowlist).
+        lease: One worker per thread: a :class:`~langgraph_actionckpt.LeaseOptions`
+            (``mode``, ``timeout``, ``ttl``), or the mode alone (``"wait"``).
+        writer: A :class:`~langgraph_actionckpt.WriterOptions`: held writes and
+            the action writer (``defer_writes``, ``durable_writes``,
+            ``durable_timeout``, ``batch_size``, ``interval``, ``group_commit``;
+            this saver accepts ``group_commit`` and stores each checkpoint on
+            its caller's thread).
+        limits: A :class:`~langgraph_actionckpt.Limits`: ``io_timeout``,
+            ``max_load_bytes``, ``compress_min``, ``delta_cache_bytes``.
+        replay, reuse, record_nodes, metrics, encryption, pipeline, delta_policy:
+            Each documented on :class:`~langgraph_actionckpt.SaverOptions`.
+        **flat: The grouped options' flat keywords, as before groups (``lease_timeout``,
+            ``lease_ttl``, ``defer_writes``, ``durable_writes``, ``durable_timeout``,
+            ``writer_batch_size``, ``writer_interval``, ``group_commit``,
+            ``io_timeout``, ``max_load_bytes``, ``compress_min``,
+            ``delta_cache_bytes``): each the same as its group's field, and not
+            given together with that group. Any other name raises ``TypeError``
+            naming the closest option.
+
+    Example:
+        ``ActionSaver(conn, lease=LeaseOptions(ttl=60), writer=WriterOptions(batch_size=1000))``
+        is ``ActionSaver(conn, lease_ttl=60, writer_batch_size=1000)``.
     """
 
     def _open_driver(

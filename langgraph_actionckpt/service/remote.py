@@ -36,12 +36,24 @@ class RemoteActionSaver(SyncRemoteBody):
         tls: ``False``, ``True`` (system roots) or the root certificate to trust.
         timeout: Deadline of every call (seconds).
         retries: Attempts of a safe call while the service is unreachable.
+        lease: A :class:`~langgraph_actionckpt.LeaseOptions` (or a mode alone:
+            ``lease="wait"``); off by default, unlike the direct savers, since
+            only its expiry frees a lease taken through the service.
+        writer: A :class:`~langgraph_actionckpt.WriterOptions`, with the direct
+            savers' defaults but ``durable_timeout`` (30 seconds here).
+
+    The other keywords (``backoff``, ``tenant``, ``serde``, ``replay``,
+    ``metrics``, and the lease and writer options' flat keywords such as
+    ``lease_ttl=``) are those of :class:`~langgraph_actionckpt.service.remote_base.RemoteCore`.
     """
 
     def _open_writer(self) -> SyncActionWriter:
-        interval = self.remote.writer_interval
+        remote = self.remote
         return SyncActionWriter(
-            self.record_actions, interval=interval, on_tick=self._flush_writes_on_tick
+            self.record_actions,
+            batch_size=remote.writer_batch_size,
+            interval=remote.writer_interval,
+            on_tick=self._flush_writes_on_tick,
         )
 
 
@@ -58,6 +70,7 @@ class AsyncRemoteActionSaver(AsyncRemoteBody):
         return AsyncActionWriter(
             self.arecord_actions,
             self.loop,
+            batch_size=self.remote.writer_batch_size,
             interval=self.remote.writer_interval,
             on_tick=self._aflush_writes_on_tick,
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import inspect
 import random
 import threading
 import time
@@ -21,8 +22,14 @@ import grpc
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
+from langgraph_actionckpt._config import (
+    DEFAULTS,
+    REMOTE_LEASE_MODE,
+    LeaseOptions,
+    WriterOptions,
+    remote_options,
+)
 from langgraph_actionckpt._contracts import MetricsSink, NullMetrics
-from langgraph_actionckpt._limits import LEASE_TIMEOUT
 from langgraph_actionckpt._version import __version__
 from langgraph_actionckpt.checkpoints.setup import default_serde
 from langgraph_actionckpt.errors import ConfigurationError, LeaseLostError, ServiceError
@@ -74,25 +81,32 @@ class RemoteCore:
         retries: Attempts a safe call gets when the service is unreachable (one
             more per further replica).
         backoff: The first retry's delay; each next one doubles (with jitter).
-        serde: The serializer (default: the savers' strict msgpack one).
-        replay: Serve logged LLM/tool calls after a crash (the replay hooks).
         tenant: Sent as ``actionckpt-tenant``: the server refuses a token of
             another tenant (``PERMISSION_DENIED``).
-        durable_timeout: Seconds the replay barrier waits for a checkpoint.
-        metrics: A metrics sink (``None`` records nothing).
-        lease: One worker per thread through the service's lease: ``wait`` for a
-            busy thread, ``error`` on one (``ThreadBusyError``), or ``off`` (the
-            default). Held leases fence this saver's writes of their threads.
-        lease_timeout: Seconds to wait for a busy thread (``wait``).
-        lease_ttl: Seconds a lease lives without a heartbeat (renewed every third).
-        defer_writes: Hold a task's regular writes and send them with the thread's
-            next checkpoint (one call per superstep), as the direct savers hold
-            them for one statement; errors and interrupts are sent at once, and
-            held writes are sent on their own after half ``writer_interval``,
-            before any read, and on close.
-        writer_interval: Seconds between the background writer's flushes.
+        serde: The serializer (default: the savers' strict msgpack one).
+        lease: One worker per thread through the service's lease: a
+            :class:`~langgraph_actionckpt.LeaseOptions`, or its mode alone
+            (``"wait"``, ``"error"``, ``"off"``). Held leases fence this saver's
+            writes of their threads. The default is ``"off"``, where a direct
+            saver waits: only its expiry frees a lease taken through the service,
+            so a worker that died would hold its threads for the ttl (which is
+            10 seconds here, not 30: see ``LeaseOptions.ttl``).
+        writer: A :class:`~langgraph_actionckpt.WriterOptions`: ``defer_writes``
+            holds a task's regular writes and sends them with the thread's next
+            checkpoint (one call per superstep); errors and interrupts are sent
+            at once, held writes on their own after half ``interval``, before
+            any read, and on close. ``durable_timeout`` defaults to 30 seconds
+            here (see ``WriterOptions``); ``durable_writes`` and ``group_commit``
+            are the service's own saver's (any other value than their default
+            raises ``ConfigurationError``).
+        replay: Serve logged LLM/tool calls after a crash (the replay hooks).
         reuse: Not supported: any policy raises ``ConfigurationError`` (the reuse
             entries live in a direct saver's database; the service offers none).
+        metrics: A metrics sink (``None`` records nothing).
+        **flat: The lease and writer options' flat keywords, as before groups
+            (``lease_timeout``, ``lease_ttl``, ``defer_writes``, ``durable_timeout``,
+            ``writer_interval``, ``writer_batch_size``): each the same as its
+            field in the group, which is not given with it.
     """
 
     def __init__(
@@ -104,23 +118,21 @@ class RemoteCore:
         timeout: float = 30.0,
         retries: int = 5,
         backoff: float = 0.1,
-        serde: SerializerProtocol | None = None,
-        replay: bool = True,
         tenant: str | None = None,
-        durable_timeout: float = 30.0,
-        metrics: MetricsSink | None = None,
-        lease: str = "off",
-        lease_timeout: float = LEASE_TIMEOUT,
-        lease_ttl: float = 10.0,
-        defer_writes: bool = True,
-        writer_interval: float = 0.05,
-        reuse: Any = None,
+        serde: SerializerProtocol | None = DEFAULTS.serde,
+        lease: str | LeaseOptions = REMOTE_LEASE_MODE,
+        writer: WriterOptions | None = None,
+        replay: bool = DEFAULTS.replay,
+        reuse: Any = DEFAULTS.reuse,
+        metrics: MetricsSink | None = DEFAULTS.metrics,
+        **flat: Any,
     ) -> None:
         if reuse:
             raise ConfigurationError(
                 "reuse needs a saver with its own database (ActionSaver, AsyncActionSaver): "
                 "the checkpoint service does not offer reuse"
             )
+        options = remote_options("the remote saver", lease, writer, flat, _KEYWORDS)
         self.serde = serde or default_serde()  # the saver's first serializer
         self.targets = Targets(target)
         self.tls = tls
@@ -129,11 +141,9 @@ class RemoteCore:
         self.backoff = backoff
         self.replay = replay
         self.schema = tenant or "default"  # the lease key's namespace in this process
-        if lease not in ("wait", "error", "off"):
-            raise ConfigurationError(f"lease must be 'wait', 'error' or 'off', got {lease!r}")
-        self.lease_mode = lease  # taken through the service (remote_lease), never the DB's
-        self.lease_timeout = lease_timeout
-        self.durable_timeout = durable_timeout
+        lease_mode = self.lease_mode = options["lease"]  # the service's lease, never the DB's
+        self.lease_timeout = options["lease_timeout"]
+        self.durable_timeout = options["durable_timeout"]
         self.metrics: MetricsSink = metrics if metrics is not None else NullMetrics()
         meta = [(PROTOCOL_HEADER, str(PROTOCOL_VERSION)), ("x-client", f"actionckpt/{__version__}")]
         if token:
@@ -142,17 +152,18 @@ class RemoteCore:
             meta.append(("actionckpt-tenant", tenant))
         self.call_metadata = tuple(meta)
         self.lease_keeper: RemoteLeaseKeeper | None = None
-        if lease != "off":
+        if lease_mode != "off":
             self.lease_keeper = RemoteLeaseKeeper(
                 self.targets,
                 tls,
                 self.call_metadata,
-                mode=lease,
-                timeout=lease_timeout,
-                ttl=lease_ttl,
+                mode=lease_mode,
+                timeout=self.lease_timeout,
+                ttl=options["lease_ttl"],
             )
-        self.defer_writes = defer_writes
-        self.writer_interval = writer_interval
+        self.defer_writes = options["defer_writes"]
+        self.writer_interval = options["writer_interval"]
+        self.writer_batch_size = options["writer_batch_size"]
         self._held: dict[tuple[str, str], list[tuple[float, Any]]] = {}
         self._held_lock = threading.Lock()
 
@@ -231,6 +242,12 @@ class RemoteCore:
         name_of = code.name if code is not None else "UNKNOWN"
         target = self.target if at is None else self.targets.all[at]
         return ServiceError(name_of, f"{name}: {details}", target)
+
+
+_KEYWORDS = tuple(
+    p for p in inspect.signature(RemoteCore).parameters if p not in ("target", "flat")
+)
+"""The remote savers' keywords (for the closest-name hint of an unknown one)."""
 
 
 def run_config(config: RunnableConfig) -> dict[str, Any]:

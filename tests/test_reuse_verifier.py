@@ -209,3 +209,85 @@ def test_a_future_with_a_date_asks_about_that_date() -> None:
         is None
     )
     assert contrast("human: Is the pool open?", "human: Will the pool be open?") == "tense differs"
+
+
+# Issue 34, fifth round: (id, cached request, new request, reason), from the development
+# sets (held-out set #4's misses) or made up, end to end beside paraphrases of the same shape.
+REFUSED_ROUND_5 = [
+    ("format-sentence-replaced",
+     "Which produces more methane, landfills or cattle? Answer in a paragraph.",
+     "Which produces more methane, landfills or cattle? Give me just the numbers in a table.",
+     "a sentence replaced"),
+    ("format-sentence-replaced-fr",
+     "Le vélo est-il plus rapide que le métro pour aller au bureau ? Réponds en une phrase.",
+     "Le vélo est-il plus rapide que le métro pour aller au bureau ? "
+     "Réponds avec un tableau des temps de trajet.",
+     "a sentence replaced"),
+    ("roles-swapped-inflected", "Przelej 200 złotych z mojego konta na konto Kasi.",
+     "Przelej 200 złotych z konta Kasi na moje konto.", "same words, other order"),
+]  # fmt: skip
+SERVED_ROUND_5 = [
+    ("format-sentence-reworded", "Is the tram faster than the bus? Explain in two sentences.",
+     "Is the tram faster than the bus? Use two sentences to explain."),
+    ("compound-number-words", "Order 200 flyers for the spring fair.",
+     "Order two hundred flyers for the spring fair."),
+]  # fmt: skip
+
+
+@needs_model
+def test_round_5_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
+    calls = str(tmp_path / "calls.jsonl")
+    model = ScriptedChatModel(calls_file=calls)
+    schema = new_schema_name()
+    served: dict[str, bool] = {}
+    refused_why: dict[str, str] = {}
+    try:
+        with ActionSaver.from_conn_string(pg18_dsn, schema=schema, setup=True) as saver:
+            graph = llm_graph(model, "sync").compile(checkpointer=saver)
+            for name, a, b, *_ in SERVED_ROUND_5 + REFUSED_ROUND_5:
+                policy = SemanticReuse(embeddings, scope=f"round5-{name}")
+                for q in (a, b):
+                    before = len(read_calls(calls))
+                    conf = {"thread_id": f"t-{uuid.uuid4().hex[:10]}", "actionckpt_reuse": policy}
+                    graph.invoke({"q": q, "out": []}, {"configurable": conf})
+                served[name] = len(read_calls(calls)) == before
+                row = llm_row(saver.list_actions(conf["thread_id"]))
+                for refusal in (row.meta.get("reuse_miss") or {}).get("refused", []):
+                    refused_why[name] = refusal["reason"]
+    finally:
+        drop_schema(pg18_dsn, schema)
+    assert served == {
+        **{name: True for name, *_ in SERVED_ROUND_5},
+        **{name: False for name, *_ in REFUSED_ROUND_5},
+    }
+    assert {name: refused_why.get(name) for name, *_ in REFUSED_ROUND_5} == {
+        name: why for name, _, _, why in REFUSED_ROUND_5
+    }
+
+
+@needs_model
+def test_a_replaced_sentence_needs_the_model_to_be_let_through(embeddings: Any) -> None:
+    a, b = SERVED_ROUND_5[0][1:]
+    assert contrast(f"human: {a}", f"human: {b}") == "a sentence replaced"
+    assert contrast(f"human: {a}", f"human: {b}", embeddings.embed_documents) is None
+    # a request of one sentence never has the shape: its neighbour is the role prefix
+    assert contrast("human: Is the tram late?", "human: Is the bus late?") != "a sentence replaced"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Book the court for 45 minutes.", "Book the court for forty-five minutes."),
+        ("Mail 150 flyers to Birchwood.", "Mail one hundred and fifty flyers to Birchwood."),
+        ("Raise my coverage to 5 million euros.", "Raise my coverage to five million euros."),
+        # inflected forms, one element moved: no role changes hands
+        ("Quanto pesa la valigia in chili?", "Quanti chili pesa la valigia?"),
+    ],
+)
+def test_compound_numbers_and_moved_words_are_let_through(a: str, b: str) -> None:
+    assert contrast(f"human: {a}", f"human: {b}") is None
+    assert contrast(f"human: {b}", f"human: {a}") is None
+
+
+def test_digits_next_to_each_other_stay_two_numbers() -> None:
+    assert contrast("human: Seat 20 5 people.", "human: Seat 25 people.") == "numbers differ"

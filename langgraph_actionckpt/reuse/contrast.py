@@ -12,7 +12,8 @@ Unicode category; Chinese and Japanese characters count one word each; see
 :mod:`.structure` for what it knows of each language):
 
 * numbers, in order: digits of any script (ASCII, full-width, Arabic-Indic...),
-  Chinese numerals and cardinal number words;
+  Chinese numerals and cardinal number words, compounds read as one number
+  ("two hundred", "forty-five", "5 million");
 * dates and times (weekdays, months, today/tomorrow, am/pm...);
 * negation (``not``, ``n't``, ``nicht``, ``не``, ``لا``, ``不``, ``ない``...): odd
   against even;
@@ -32,7 +33,9 @@ Unicode category; Chinese and Japanese characters count one word each; see
   text that capitalises its nouns), all-caps codes, quoted strings, identifiers
   with digits, dots or underscores, in order;
 * word order: the same words in another order (swapped roles: "is a lion faster
-  than a horse" against "is a horse faster than a lion");
+  than a horse" against "is a horse faster than a lion"), or inflected forms of the
+  same words trading places around a word both keep ("z mojego konta na konto Kasi"
+  / "z konta Kasi na moje konto": from my account to hers, from hers to mine);
 * small edits: the same content words but for one place where a word was
   replaced, or a clause added or dropped ("by bus" / "by taxi", "flats" / "flats
   that allow pets"; a run of Chinese or Japanese characters, "人民币" / "美元", is
@@ -43,6 +46,10 @@ Unicode category; Chinese and Japanese characters count one word each; see
   of its replacement ("draft ... regarding" / "write ... about"). A paraphrase rewrites
   more than that; a request that asks for something else usually changes one
   element and keeps the rest;
+* a sentence replaced: one sentence said otherwise beside a sentence both keep
+  ("Which produces more methane, landfills or cattle? Answer in a paragraph." /
+  "... Give me just the numbers in a table.": an output format), unless the
+  embedding model takes the two sentences for rewordings of each other;
 * words appended: every content word of one request, in order, and more at the
   end of a sentence ("... a bachelor's degree?" / "... a bachelor's degree in
   hours?"): a unit, a constraint or a qualifier added.
@@ -62,12 +69,15 @@ from dataclasses import dataclass, field
 
 from langgraph_actionckpt.reuse import structure
 
-__all__ = ["SYNONYM", "Embed", "contrast", "contrast_verifier"]
+__all__ = ["SENTENCE", "SYNONYM", "Embed", "contrast", "contrast_verifier"]
 
 Embed = Callable[[list[str]], list[list[float]]]
 """Texts to unit vectors: an ``Embeddings.embed_documents``."""
 SYNONYM = 0.62
 """Cosine similarity from which the model takes a replaced word for a near-synonym."""
+SENTENCE = 0.8
+"""Cosine similarity from which the model takes a replaced sentence for a rewording of it."""
+_PREFIX = 4  # letters two inflected forms of one word share ("konta" / "konto")
 
 # quoted strings; words starting with a letter or digit of any script; sentence ends
 _TOKEN = re.compile(
@@ -181,7 +191,7 @@ def _tokens(text: str) -> list[str]:
             out.extend(structure.split_han(core))
         if tail.startswith((".", ":")):
             out.append("\n" if tail.startswith(":") else ".")
-    return out
+    return structure.merge_numbers(out)
 
 
 @dataclass(slots=True)
@@ -288,6 +298,29 @@ def _prefix_swapped(da: set[str], db: set[str]) -> bool:
     return False
 
 
+def _roles_swapped(pa: list[str], pb: list[str]) -> bool:
+    """Whether two words trade places around a word kept between them.
+
+    ``pa`` and ``pb`` are the content words cut to their first letters, so that
+    inflected forms of one word match: "z mojego konta na konto Kasi" / "z konta Kasi
+    na moje konto" (from my account to hers, from hers to mine) swap "moje" and "kasi"
+    around "na". A paraphrase that moves one element ("contract clause" / "clause of
+    the contract") has no kept word between the two.
+    """
+    if Counter(pa) != Counter(pb) or pa == pb:
+        return False
+    once = [w for w, n in Counter(pa).items() if n == 1]
+    ia = {w: pa.index(w) for w in once}
+    ib = {w: pb.index(w) for w in once}
+    return any(
+        ia[x] < ia[p] < ia[y] and ib[y] < ib[p] < ib[x]
+        for x in once
+        for y in once
+        for p in once
+        if len({x, y, p}) == 3
+    )
+
+
 def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
@@ -371,12 +404,51 @@ def _substitutions(ca: list[str], cb: list[str]) -> list[tuple[str, str]]:
     return [(" ".join(x), " ".join(y)) for x, y in spans]
 
 
-def _near_synonym(pairs: list[tuple[str, str]], embed: Embed | None) -> bool:
+def _near_synonym(
+    pairs: list[tuple[str, str]], embed: Embed | None, threshold: float = SYNONYM
+) -> bool:
     """Whether any replaced element is a near-synonym of its replacement, by the model."""
     if embed is None:
         return False
     vectors = embed([t for pair in pairs for t in pair])
-    return any(_cosine(vectors[2 * i], vectors[2 * i + 1]) >= SYNONYM for i in range(len(pairs)))
+    return any(_cosine(vectors[2 * i], vectors[2 * i + 1]) >= threshold for i in range(len(pairs)))
+
+
+def _sentences(sequence: list[str]) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    current: list[str] = []
+    for word in [*sequence, _END]:
+        if word != _END:
+            current.append(word)
+        elif current:
+            out.append(tuple(current))
+            current = []
+    return out
+
+
+def _replaced_sentence(wa: list[str], wb: list[str]) -> tuple[str, str] | None:
+    """The one sentence each side says otherwise, beside a sentence both keep, or None.
+
+    "Which produces more methane, landfills or cattle? Answer in a paragraph." /
+    "... Give me just the numbers in a table.": the question is kept and the other
+    sentence, an output format here, replaced as a whole. ``wa`` and ``wb`` are word
+    sequences with ``_END`` at each sentence end. The kept sentence must have two words
+    or more beside the replaced one (a role prefix, "human:", is one word), so a request
+    of one sentence never has this shape. A paraphrase rewrites the question or moves
+    the format clause into it; :func:`contrast` asks the model whether the two
+    sentences are rewordings of each other.
+    """
+    sa, sb = _sentences(wa), _sentences(wb)
+    n = min(len(sa), len(sb))
+    head = next((i for i in range(n) if sa[i] != sb[i]), n)
+    tail = next((j for j in range(n - head) if sa[-1 - j] != sb[-1 - j]), n - head)
+    if len(sa) - head - tail != 1 or len(sb) - head - tail != 1:
+        return None
+    before = sa[head - 1] if head else ()
+    after = sa[len(sa) - tail] if tail else ()
+    if max(len(before), len(after)) < 2:
+        return None
+    return " ".join(sa[head]), " ".join(sb[head])
 
 
 def _cosine(a: list[float], b: list[float]) -> float:
@@ -455,12 +527,17 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "tense differs"
     if ca != cb and Counter(ca) == Counter(cb):
         return "same words, other order"
+    if _roles_swapped([w[:_PREFIX] for w in ca], [w[:_PREFIX] for w in cb]):
+        return "same words, other order"
     edit = _small_edit(ca, cb) or _small_edit(fa.words, fb.words, replaced_only=True)
     if edit is not None:
         return edit
     replaced = _substitutions(ca, cb)
     if replaced and not _near_synonym(replaced, embed):
         return "elements replaced"
+    sentence = _replaced_sentence(fa.sequence, fb.sequence)
+    if sentence is not None and not _near_synonym([sentence], embed, SENTENCE):
+        return "a sentence replaced"
     if ca != cb and [_stem(w) for w in ca] == [_stem(w) for w in cb]:
         return "singular against plural"
     sa = [_stem(w) for w in fa.sequence if w not in _STOP]

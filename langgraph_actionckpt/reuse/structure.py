@@ -27,6 +27,7 @@ __all__ = [
     "han_numbers",
     "han_runs",
     "is_han",
+    "merge_numbers",
     "normalize",
     "number_word",
     "numbers_in",
@@ -363,3 +364,68 @@ def number_word(word: str) -> str | None:
     """The value of a cardinal number word (lower case), else None."""
     value = _CARDINALS.get(word)
     return None if value is None else str(value)
+
+
+_MULTIPLIERS = {100, 1000, 10**6, 10**9}
+
+
+def _cardinal(token: str) -> int | None:
+    value = number_word(token.lower())
+    return None if value is None else int(value)
+
+
+def merge_numbers(tokens: list[str]) -> list[str]:
+    """Tokens with each compound number written in words as one number in digits.
+
+    "two hundred", "forty-five", "one hundred and fifty", "5 million": a multiplier
+    after a count, or units after tens, make one number, in any language whose
+    cardinals this module knows; "200" and "two hundred" are then the same.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        parts = tokens[i].split("-")
+        values = [_cardinal(p) for p in parts]
+        if len(parts) > 1 and all(v is not None for v in values):
+            out.append(str(_compound([v for v in values if v is not None])))
+            i += 1
+            continue
+        digits = tokens[i].isdecimal()  # "5 million": digits take a multiplier only
+        first = int(numbers_in(tokens[i])[0]) if digits else _cardinal(tokens[i])
+        if first is None:
+            out.append(tokens[i])
+            i += 1
+            continue
+        group, j = [first], i + 1
+        while j < len(tokens):
+            skip = tokens[j].lower() == "and" and group[-1] in _MULTIPLIERS
+            nxt = _cardinal(tokens[j + 1] if skip and j + 1 < len(tokens) else tokens[j])
+            if nxt is None or not _joins(group[-1], nxt) or (digits and nxt not in _MULTIPLIERS):
+                break
+            group.append(nxt)
+            j += 2 if skip else 1
+        out.append(str(_compound(group)) if len(group) > 1 else tokens[i])
+        i = j
+    return out
+
+
+def _joins(previous: int, value: int) -> bool:
+    """Whether number word ``value`` continues a compound ending in ``previous``."""
+    tens = 20 <= previous < 100 and previous % 10 == 0
+    return (
+        (value in _MULTIPLIERS and value > previous)
+        or (tens and 0 < value < 10)
+        or (previous in _MULTIPLIERS and value < previous)
+    )
+
+
+def _compound(values: list[int]) -> int:
+    total = current = 0
+    for v in values:
+        if v in _MULTIPLIERS:
+            current = max(current, 1) * v
+            if v >= 1000:
+                total, current = total + current, 0
+        else:
+            current += v
+    return total + current

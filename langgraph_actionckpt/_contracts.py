@@ -36,7 +36,11 @@ class ActionSaverLike(Protocol):
     lease_mode: str
     lease_timeout: float
     lease_ttl: float
-    leases: Any  # the LeaseKeeper, made on first use (db/lease.py)
+
+    @property
+    def leases(self) -> Any:
+        """The LeaseKeeper, made on a first lease (``db/lease.py``); None until then."""
+        ...
 
     def wait_durable(self, ids: Sequence[str], durability: str = "async") -> bool:
         """Block until the given checkpoints are committed (sync callers)."""

@@ -15,7 +15,8 @@ A saver has its parts rather than inheriting them: ``store`` (the
 :class:`~langgraph_actionckpt.checkpoints.core.CheckpointStore`: state, and calls
 turned into plans), ``driver`` (runs plans), ``runner`` (:class:`AsyncPlanRunner`:
 the driver with the store's held writes and fencing), ``writer`` (the action
-rows' background writer), ``leases`` (the lease keeper, made on a first lease)
+rows' background writer), ``thread_leases`` (the lease keeper, made on a first
+lease, and the fencing tokens it gives the store's and the writer's writes)
 and ``inflight`` (writes that finish when their caller is cancelled).
 """
 
@@ -184,8 +185,10 @@ class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
         self.conn, self.conninfo = conn, conninfo_of(conn)
         self.driver = self._open_driver(conn, _reconnect)
         self.runner = SyncPlanRunner(self.driver, self.store)
-        fencing, queries = self.store.held.fencing, self.store.action_queries
-        self.action_rows = SyncActionRows(self.driver, queries, fencing, self.metrics)
+        # the lease state, asked for tokens by the store's fencing and the action writer
+        self.thread_leases = self.store.held.fencing.thread_leases
+        queries = self.store.action_queries
+        self.action_rows = SyncActionRows(self.driver, queries, self.thread_leases, self.metrics)
         self.writer = self._open_writer(self.action_rows.write, self.runner.flush_on_tick)
 
     @property
@@ -200,11 +203,7 @@ class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
     @property
     def leases(self) -> LeaseKeeper | None:
         """The lease keeper, made on a first lease (``db/lease.py``); None until then."""
-        return self.store.held.fencing.leases
-
-    @leases.setter
-    def leases(self, keeper: LeaseKeeper | None) -> None:
-        self.store.held.fencing.leases = keeper
+        return self.thread_leases.keeper
 
     def _open_driver(
         self, conn: psycopg.Connection[Any] | ConnectionPool[Any], reconnect: Any

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Protocol, TypeAlias
 
 from langgraph_actionckpt.actions.record import ActionRecord
@@ -72,12 +72,12 @@ class SyncEvent(threading.Event):
 class ActionFencing(Protocol):
     """The fencing a writer asks before a batch, and after the database refused one.
 
-    The saver hands its lease fencing (``checkpoints/fencing.py``) to the writer; a
-    saver holding no lease answers with no tokens and never finds a refusal.
+    A direct saver hands the writer its leases (``db/lease.py``'s ``ThreadLeases``);
+    a saver holding no lease answers with no tokens and never finds a refusal.
     """
 
-    def action_fences(self, records: Sequence[ActionRecord]) -> dict[str, int]:
-        """Fencing tokens by (stored) thread id of the leased threads among ``records``.
+    def fences(self, thread_ids: Collection[str]) -> dict[str, int]:
+        """Fencing tokens by stored thread id of the leased ones among ``thread_ids``.
 
         Raises:
             LeaseLostError: One of their leases was taken over; nothing is written.

@@ -23,10 +23,9 @@ from psycopg.errors import QueryCanceled
 from langgraph_actionckpt._contracts import ActionSaverLike, is_action_saver
 from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.recorder import ActionRecorder
-from langgraph_actionckpt.actions.runs import Callback
+from langgraph_actionckpt.actions.runs import Callback, now
 from langgraph_actionckpt.actions.settle import OPEN, superseding
 from langgraph_actionckpt.actions.tracing import make_observer
-from langgraph_actionckpt.actions.tracked import now
 from langgraph_actionckpt.db import lease as _lease
 
 __all__ = ["AsyncActionCallbackHandler"]

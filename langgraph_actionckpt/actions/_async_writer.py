@@ -7,7 +7,8 @@ task goes on (a completion that replay will serve) go through ``write_now``,
 which drains the queue first so the table keeps the order in which things
 happened. On a direct connection a batch is written by :class:`AsyncActionRows`:
 the writer's own plan (``records.plan_upsert``) on the saver's driver, with the
-fencing tokens asked of the :class:`~._acompat.ActionFencing` it is handed.
+fencing tokens asked of the :class:`~._acompat.ActionFencing` it is handed (the
+saver's ``ThreadLeases``, ``db/lease.py``).
 
 ``_sync_writer.py`` is generated from this file by ``.ci/gen_sync.py``; the
 public classes in ``writer.py`` add how each world runs its flusher (a task on
@@ -19,6 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import psycopg
 
@@ -209,7 +211,7 @@ class AsyncActionRows:
             LeaseLostError: A thread's lease was taken over; nothing is written.
         """
         t0 = time.perf_counter()
-        fences = self.fencing.action_fences(records)
+        fences = self.fencing.fences({r.thread_id for r in records})
         q = self.queries
         fresh = len(records) >= JSON_THRESHOLD
         if fresh and self.merge_next > 0:
@@ -218,17 +220,21 @@ class AsyncActionRows:
         # several statements: pipelined, the server stores a chunk while the next is encoded
         pipe = True if len(records) > batch_rows.MAX_ROWS else None
         try:
-            await self._run(lambda: plan_upsert(q, records, fences, fresh=fresh), pipe)
+            await self._run(partial(plan_upsert, q, records, fences, fresh=fresh), pipe)
         except psycopg.Error as error:
             # a row taken to be new was not: write the batch again, merging
             if not (fresh and is_unique_violation(error, "actions")):
                 raise
             self.merge_next = self.MERGE_AFTER_CONFLICT
-            await self._run(lambda: plan_upsert(q, records, fences), pipe)
+            await self._run(partial(plan_upsert, q, records, fences), pipe)
         self.metrics.observe_actions_written(records, time.perf_counter() - t0)
 
     async def _run(self, factory: PlanFactory[None], pipeline: bool | None) -> None:
-        """Run the plan; the fence's refusal comes back as ``LeaseLostError``."""
+        """Run the plan; the fence's refusal comes back as ``LeaseLostError``.
+
+        ``factory`` is a ``partial`` of the plan: the driver makes and resumes the
+        plan without calling back into this module.
+        """
         try:
             await self.driver.run(factory, pipeline=pipeline)
         except psycopg.Error as error:

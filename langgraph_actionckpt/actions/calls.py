@@ -22,11 +22,13 @@ from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.actions.runs import (
     Callback,
     OpenRun,
+    TrackedRuns,
+    fail,
     llm_call_meta,
+    now,
     response_message,
     run_key,
 )
-from langgraph_actionckpt.actions.tracked import TrackedRuns, fail, now
 
 __all__ = ["USAGE_UNKNOWN", "CallRecorder"]
 

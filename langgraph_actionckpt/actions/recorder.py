@@ -6,7 +6,7 @@ keeps the runs between their start and end and turns each finished run into an
 saver's writer and take and release the thread lease; nothing here touches the
 database, so the recorder is tested with plain calls.
 
-The recorder's parts: :class:`~langgraph_actionckpt.actions.tracked.TrackedRuns`
+The recorder's parts: :class:`~langgraph_actionckpt.actions.runs.TrackedRuns`
 (open runs, the observer), :class:`~langgraph_actionckpt.actions.calls.CallRecorder`
 (model, tool and retriever calls), and this module's root runs and chains (nodes).
 """
@@ -22,8 +22,7 @@ from langgraph_actionckpt.actions.calls import USAGE_UNKNOWN, CallRecorder
 from langgraph_actionckpt.actions.fields import error_payload
 from langgraph_actionckpt.actions.observer import ActionObserver
 from langgraph_actionckpt.actions.record import ActionRecord
-from langgraph_actionckpt.actions.runs import Callback, OpenRun, opt_str, run_key
-from langgraph_actionckpt.actions.tracked import now
+from langgraph_actionckpt.actions.runs import Callback, OpenRun, now, opt_str, run_key
 
 __all__ = ["USAGE_UNKNOWN", "ActionRecorder", "Callback"]
 

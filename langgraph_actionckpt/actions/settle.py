@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langgraph_actionckpt.actions.record import ActionRecord
-from langgraph_actionckpt.actions.tracked import now
+from langgraph_actionckpt.actions.runs import now
 
 __all__ = ["OPEN", "UNSETTLED_SQL", "Resolution", "is_unsettled", "superseding"]
 

@@ -1,32 +1,37 @@
-"""The fencing side of a saver: the tokens its writes carry, and what a refusal means.
+"""The fencing side of a checkpoint store: the tokens its writes carry, and what a refusal means.
 
 A saver that holds a thread's lease (``db/lease.py``) binds its fencing token
 into every write of that thread (checkpoint, held writes, action rows); the
-database refuses a stale token (``db/fence.py``). :class:`LeaseFencing`, a part
-of the checkpoint store, gives its plans those tokens and turns the database's
-refusal into :class:`~langgraph_actionckpt.LeaseLostError`, dropping what the
-worker held for that thread. A saver with no lease pays one attribute test.
+database refuses a stale token (``db/fence.py``). The lease state is the
+saver's :class:`~langgraph_actionckpt.db.lease.ThreadLeases`, which its action
+writer is handed as well. :class:`LeaseFencing`, a part of the checkpoint
+store, gives the store's plans those tokens and, on a lost lease, also drops
+what the worker held for that thread. A saver with no lease pays one
+attribute test.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-
-from langgraph_actionckpt.actions.record import ActionRecord
 from langgraph_actionckpt.checkpoints.pending import PendingWrites
-from langgraph_actionckpt.db.encoding import escape_text, unescape_text
-from langgraph_actionckpt.db.fence import LeaseKeeper, refused
+from langgraph_actionckpt.db.encoding import escape_text
+from langgraph_actionckpt.db.fence import LeaseKeeper
+from langgraph_actionckpt.db.lease import ThreadLeases
 from langgraph_actionckpt.errors import LeaseLostError
 
 __all__ = ["LeaseFencing"]
 
 
 class LeaseFencing:
-    """Fencing tokens for the saver's writes, from its lease keeper (none until a first lease)."""
+    """Fencing tokens for the store's writes, from the saver's leases (none until a first lease)."""
 
     def __init__(self, pending: PendingWrites) -> None:
-        self.leases: LeaseKeeper | None = None  # made on a first lease (db/lease.py)
+        self.thread_leases = ThreadLeases()  # the saver's, handed to its action writer too
         self._pending = pending
+
+    @property
+    def leases(self) -> LeaseKeeper | None:
+        """The lease keeper, made on a first lease (``db/lease.py``); None until then."""
+        return self.thread_leases.keeper
 
     # ------------------------------------------------------------------ fencing
 
@@ -37,7 +42,7 @@ class LeaseFencing:
             LeaseLostError: The lease was taken over (the thread's held writes
                 are dropped: this worker must not store them any more).
         """
-        keeper = self.leases
+        keeper = self.thread_leases.keeper
         if keeper is None:
             return None
         try:
@@ -46,35 +51,13 @@ class LeaseFencing:
             self._pending.take_all(thread_id)
             raise
 
-    def fences(self, thread_ids: Collection[str]) -> dict[str, int]:
-        """Fencing tokens of the leased (stored) thread ids; raises for a lost lease."""
-        if self.leases is None:
-            return {}
-        out: dict[str, int] = {}
-        for thread_id in thread_ids:
-            token = self.fence(thread_id)
-            if token is not None:
-                out[thread_id] = token
-        return out
-
-    def action_fences(self, records: Sequence[ActionRecord]) -> dict[str, int]:
-        """:meth:`fences` of the threads of action records (their ids are not escaped yet)."""
-        if self.leases is None:
-            return {}
-        # a batch holds a few threads' rows: escape each thread id once
-        return self.fences({escape_text(t) for t in {r.thread_id for r in records}})
-
     def refusal(self, error: BaseException) -> LeaseLostError | None:
         """The typed error for a write the fence refused (None for any other error).
 
         The lease is marked lost and the thread's held writes are dropped, so no
         later write of this worker tries again.
         """
-        which = refused(error)
-        if which is None:
-            return None
-        thread_id, token = which
-        if self.leases is not None:
-            self.leases.mark_lost(thread_id, token)
-        self._pending.take_all(thread_id)
-        return LeaseLostError(unescape_text(thread_id), token)
+        lost = self.thread_leases.refusal(error)
+        if lost is not None:
+            self._pending.take_all(escape_text(lost.thread_id))
+        return lost

@@ -30,20 +30,28 @@ worker took the lease over: the run stops with
 
 Thread ids are the caller's (unescaped); the lease rows store them the way
 every table does (:func:`~langgraph_actionckpt.db.encoding.escape_text`).
+
+A direct saver's keeper lives in its :class:`ThreadLeases`, which its checkpoint
+store's fencing and its action writer are handed: they ask it for tokens, and
+it turns the fence's refusal into the typed error, without going back up to
+the saver.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from langgraph_actionckpt.db.encoding import escape_text, stored_id
-from langgraph_actionckpt.db.fence import LeaseKeeper
+from langgraph_actionckpt.db.encoding import escape_text, stored_id, unescape_text
+from langgraph_actionckpt.db.fence import LeaseKeeper, refused
+from langgraph_actionckpt.errors import LeaseLostError
 
 if TYPE_CHECKING:
     from langgraph_actionckpt._contracts import ActionSaverLike
 
 __all__ = [
+    "ThreadLeases",
     "aacquire",
     "acquire",
     "arelease",
@@ -58,6 +66,47 @@ __all__ = [
 _lock = threading.Lock()
 
 
+class ThreadLeases:
+    """The leases of one direct saver: its keeper (made on a first lease) and their tokens.
+
+    The saver's checkpoint store and its action writer are handed this object
+    and ask it for the fencing tokens of the threads they write; a saver that
+    took no lease pays one attribute test.
+    """
+
+    def __init__(self) -> None:
+        self.keeper: LeaseKeeper | None = None
+
+    def fences(self, thread_ids: Collection[str]) -> dict[str, int]:
+        """Fencing tokens by stored thread id of the leased ones among the caller's ``thread_ids``.
+
+        Raises:
+            LeaseLostError: One of their leases was taken over.
+        """
+        keeper = self.keeper
+        if keeper is None:
+            return {}
+        out: dict[str, int] = {}
+        for thread_id in {escape_text(t) for t in thread_ids}:
+            token = keeper.token(thread_id)
+            if token is not None:
+                out[thread_id] = token
+        return out
+
+    def refusal(self, error: BaseException) -> LeaseLostError | None:
+        """The typed error for a write the fence refused (None for any other error).
+
+        The lease is marked lost, so no later write of this saver tries again.
+        """
+        which = refused(error)
+        if which is None:
+            return None
+        thread_id, token = which
+        if self.keeper is not None:
+            self.keeper.mark_lost(thread_id, token)
+        return LeaseLostError(unescape_text(thread_id), token)
+
+
 def _remote(saver: ActionSaverLike) -> Any:
     """The lease keeper of a saver whose leases live elsewhere (the service's remote savers)."""
     return getattr(saver, "lease_keeper", None)
@@ -70,19 +119,22 @@ def enabled(saver: ActionSaverLike) -> bool:
 
 def keeper(saver: ActionSaverLike, *, create: bool = False) -> LeaseKeeper | None:
     """The saver's lease keeper; made on first use when ``create`` (None: leases off)."""
-    found: LeaseKeeper | None = getattr(saver, "leases", None)
+    leases: ThreadLeases | None = getattr(saver, "thread_leases", None)
+    if leases is None:
+        return None
+    found = leases.keeper
     if found is not None or not create or not enabled(saver):
         return found
     with _lock:
-        if saver.leases is None:
-            saver.leases = LeaseKeeper(
+        if leases.keeper is None:
+            leases.keeper = LeaseKeeper(
                 str(saver.conninfo),
                 saver.schema,
                 mode=saver.lease_mode,
                 timeout=float(saver.lease_timeout),
                 ttl=float(saver.lease_ttl),
             )
-        made: LeaseKeeper = saver.leases
+        made: LeaseKeeper = leases.keeper
     return made
 
 

@@ -70,7 +70,7 @@ class ServiceLeases(LeaseKeeper):
         super().__init__(str(saver.conninfo or ""), saver.schema, mode="error")
         self.saver = saver
         self._turns: dict[str, _Turn] = {}
-        saver.leases = self
+        saver.thread_leases.keeper = self
 
     def mark_lost(self, thread_id: str, token: int) -> bool:
         """Note that the fence refused ``token`` on ``thread_id`` (no log: the client is told)."""

@@ -21,7 +21,7 @@ from langgraph_actionckpt.checkpoints.codec import thread_key
 from langgraph_actionckpt.checkpoints.core import CheckpointStore
 from langgraph_actionckpt.checkpoints.held import write_refused
 from langgraph_actionckpt.checkpoints.pending import WriteCall
-from langgraph_actionckpt.db.driver import AsyncDriver, Plan, PlanFactory, T, is_data_error
+from langgraph_actionckpt.db.driver import AsyncDriver, PlanFactory, T, is_data_error
 
 __all__ = ["AsyncPlanRunner"]
 
@@ -109,10 +109,8 @@ class AsyncPlanRunner:
         # while the put waits for its group, the writer's tick would find them
         # old enough to store them in a statement of their own.
         taken = [store.take_put_writes(where, checkpoint)]
-
-        def plan() -> Plan[RunnableConfig]:
-            return store.plan_put(where, config, checkpoint, metadata, new_versions, taken)
-
+        # the store's own method, bound: the driver never calls back into this module
+        plan = partial(store.plan_put, where, config, checkpoint, metadata, new_versions, taken)
         try:
             return await self.run_fenced(plan, write=True)
         except Exception as exc:

@@ -70,14 +70,10 @@ class AsyncPlanRunner:
                 logger.error("dropped held writes: %s", lost)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def run_fenced(
-        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
-    ) -> T:
+    async def run_fenced(self, factory: PlanFactory[T]) -> T:
         """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
         try:
-            if write:
-                return await self.driver.run_write(factory)
-            return await self.driver.run(factory, pipeline=pipeline)
+            return await self.driver.run(factory)
         except psycopg.Error as error:
             lost = self.held.fencing.refusal(error)
             if lost is None:
@@ -112,8 +108,11 @@ class AsyncPlanRunner:
         # the store's own method, bound: the driver never calls back into this module
         plan = partial(store.plan_put, where, config, checkpoint, metadata, new_versions, taken)
         try:
-            return await self.run_fenced(plan, write=True)
-        except Exception as exc:
+            return await self.driver.run_write(plan)  # grouped with others' (group commit)
+        except psycopg.Error as exc:
+            lost = self.held.fencing.refusal(exc)
+            if lost is not None:
+                raise lost from None
             if is_data_error(exc):
                 raise write_refused(config, "checkpoint", exc) from exc
             raise

@@ -72,14 +72,10 @@ class SyncPlanRunner:
                 logger.error("dropped held writes: %s", lost)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def run_fenced(
-        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
-    ) -> T:
+    def run_fenced(self, factory: PlanFactory[T]) -> T:
         """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
         try:
-            if write:
-                return self.driver.run_write(factory)
-            return self.driver.run(factory, pipeline=pipeline)
+            return self.driver.run(factory)
         except psycopg.Error as error:
             lost = self.held.fencing.refusal(error)
             if lost is None:
@@ -114,8 +110,11 @@ class SyncPlanRunner:
         # the store's own method, bound: the driver never calls back into this module
         plan = partial(store.plan_put, where, config, checkpoint, metadata, new_versions, taken)
         try:
-            return self.run_fenced(plan, write=True)
-        except Exception as exc:
+            return self.driver.run_write(plan)  # grouped with others' (group commit)
+        except psycopg.Error as exc:
+            lost = self.held.fencing.refusal(exc)
+            if lost is not None:
+                raise lost from None
             if is_data_error(exc):
                 raise write_refused(config, "checkpoint", exc) from exc
             raise

@@ -21,7 +21,7 @@ from langgraph_actionckpt.checkpoints.codec import thread_key
 from langgraph_actionckpt.checkpoints.core import CheckpointStore
 from langgraph_actionckpt.checkpoints.held import write_refused
 from langgraph_actionckpt.checkpoints.pending import WriteCall
-from langgraph_actionckpt.db.driver import AsyncDriver, Plan, PlanFactory, T, is_data_error
+from langgraph_actionckpt.db.driver import AsyncDriver, PlanFactory, T, is_data_error
 
 __all__ = ["AsyncPlanRunner"]
 
@@ -70,14 +70,10 @@ class AsyncPlanRunner:
                 logger.error("dropped held writes: %s", lost)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def run_fenced(
-        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
-    ) -> T:
+    async def run_fenced(self, factory: PlanFactory[T]) -> T:
         """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
         try:
-            if write:
-                return await self.driver.run_write(factory)
-            return await self.driver.run(factory, pipeline=pipeline)
+            return await self.driver.run(factory)
         except psycopg.Error as error:
             lost = self.held.fencing.refusal(error)
             if lost is None:
@@ -109,13 +105,14 @@ class AsyncPlanRunner:
         # while the put waits for its group, the writer's tick would find them
         # old enough to store them in a statement of their own.
         taken = [store.take_put_writes(where, checkpoint)]
-
-        def plan() -> Plan[RunnableConfig]:
-            return store.plan_put(where, config, checkpoint, metadata, new_versions, taken)
-
+        # the store's own method, bound: the driver never calls back into this module
+        plan = partial(store.plan_put, where, config, checkpoint, metadata, new_versions, taken)
         try:
-            return await self.run_fenced(plan, write=True)
-        except Exception as exc:
+            return await self.driver.run_write(plan)  # grouped with others' (group commit)
+        except psycopg.Error as exc:
+            lost = self.held.fencing.refusal(exc)
+            if lost is not None:
+                raise lost from None
             if is_data_error(exc):
                 raise write_refused(config, "checkpoint", exc) from exc
             raise

@@ -23,7 +23,7 @@ from langgraph_actionckpt.checkpoints.codec import thread_key
 from langgraph_actionckpt.checkpoints.core import CheckpointStore
 from langgraph_actionckpt.checkpoints.held import write_refused
 from langgraph_actionckpt.checkpoints.pending import WriteCall
-from langgraph_actionckpt.db.driver import Plan, PlanFactory, SyncDriver, T, is_data_error
+from langgraph_actionckpt.db.driver import PlanFactory, SyncDriver, T, is_data_error
 
 __all__ = ["SyncPlanRunner"]
 
@@ -72,14 +72,10 @@ class SyncPlanRunner:
                 logger.error("dropped held writes: %s", lost)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def run_fenced(
-        self, factory: PlanFactory[T], *, write: bool = False, pipeline: bool | None = None
-    ) -> T:
+    def run_fenced(self, factory: PlanFactory[T]) -> T:
         """Run a write of the caller's; the fence's refusal comes back as ``LeaseLostError``."""
         try:
-            if write:
-                return self.driver.run_write(factory)
-            return self.driver.run(factory, pipeline=pipeline)
+            return self.driver.run(factory)
         except psycopg.Error as error:
             lost = self.held.fencing.refusal(error)
             if lost is None:
@@ -111,13 +107,14 @@ class SyncPlanRunner:
         # while the put waits for its group, the writer's tick would find them
         # old enough to store them in a statement of their own.
         taken = [store.take_put_writes(where, checkpoint)]
-
-        def plan() -> Plan[RunnableConfig]:
-            return store.plan_put(where, config, checkpoint, metadata, new_versions, taken)
-
+        # the store's own method, bound: the driver never calls back into this module
+        plan = partial(store.plan_put, where, config, checkpoint, metadata, new_versions, taken)
         try:
-            return self.run_fenced(plan, write=True)
-        except Exception as exc:
+            return self.driver.run_write(plan)  # grouped with others' (group commit)
+        except psycopg.Error as exc:
+            lost = self.held.fencing.refusal(exc)
+            if lost is not None:
+                raise lost from None
             if is_data_error(exc):
                 raise write_refused(config, "checkpoint", exc) from exc
             raise

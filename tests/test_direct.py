@@ -276,7 +276,16 @@ def test_a_direct_read_keeps_the_plans_cursor(conn: psycopg.Connection[Any]) -> 
 
     driver = SyncDriver(conn)
 
+    def lone() -> Any:
+        rows = yield Op("SELECT %s::int AS n", [1], "all", prepare=True)
+        return rows
+
+    # a plan's first statement that goes direct is sent by the driver itself: no cursor
+    assert driver.run(lone) == [(1,)]
+    assert "_actionckpt_cursor" not in conn.__dict__
+
     def plan() -> Any:
+        yield Op("SET application_name = 'direct-test'")  # through the cursor, no rows
         rows = yield Op("SELECT %s::int AS n", [1], "all", prepare=True)
         return rows
 

@@ -208,11 +208,27 @@ class AsyncDriver:
         pipeline: bool | None = None,
         first: Op | None = None,
     ) -> T:
-        """Run ``plan`` on ``conn``; ``first``: an op the plan already yielded."""
+        """Run ``plan`` on ``conn``; ``first``: an op the plan already yielded.
+
+        Outside a pipeline, a first statement that can go direct (``db.direct``: a
+        put, a thread's read) is sent here, with no cursor: most plans end after it.
+        """
         try:
             if self.pipeline if pipeline is None else pipeline:
                 async with conn.pipeline():
                     return await _run_ops(conn, plan, first)
+            if first is None:
+                try:
+                    first = plan.send(None)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]
+            stmt = direct.usable(conn, first)
+            if stmt is not None:
+                result = await conn.wait(direct.lone_gen(conn, stmt, first))
+                try:
+                    first = plan.send(result)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]
             return await _run_ops(conn, plan, first)
         except BaseException:
             await end_failed_transaction(conn)
@@ -298,9 +314,7 @@ async def run_op(cur: psycopg.AsyncCursor[Any], op: Op) -> Any:
     conn = cur.connection
     stmt = direct.usable(conn, op)
     if stmt is not None:  # a hot statement: libpq directly, half the cursor's CPU
-        state = direct.state_of(conn)
-        result = await conn.wait(direct.lone_gen(conn, state, stmt, op))
-        return direct.rows_of(state, result, fetch)
+        return await conn.wait(direct.lone_gen(conn, stmt, op))
     await cur.execute(op.query, op.params, prepare=prepare_flag(op, conn))  # type: ignore[arg-type]
     if fetch == "one":
         return await cur.fetchone()

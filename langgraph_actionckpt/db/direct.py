@@ -271,8 +271,8 @@ def rows_of(state: DirectState, result: Any, fetch: str) -> Any:
         tx.set_pgresult(None)  # the rows are the caller's now, the result need not stay
 
 
-def lone_gen(conn: Any, state: DirectState, stmt: Statement, op: Op) -> Gen:
-    """Send ``op`` alone (preparing it first when new); returns its result.
+def lone_gen(conn: Any, stmt: Statement, op: Op) -> Gen:
+    """Send ``op`` alone (preparing it first when new); returns its rows (:func:`rows_of`).
 
     A statement the server no longer knows (26000: psycopg deallocated it, or a
     pooler's reset did) is prepared again under a new name and sent once more:
@@ -280,6 +280,7 @@ def lone_gen(conn: Any, state: DirectState, stmt: Statement, op: Op) -> Gen:
     nothing is left to roll back.
     """
     pg = conn.pgconn
+    state = state_of(conn)
     bound = _bind(state, stmt, op.params)
     for attempt in (1, 2):
         name = yield from _prepared_name(conn, state, stmt, bound)
@@ -292,7 +293,7 @@ def lone_gen(conn: Any, state: DirectState, stmt: Statement, op: Op) -> Gen:
             if attempt == 2 or pg.transaction_status != _IDLE:
                 raise
             continue
-        return results[-1]
+        return rows_of(state, results[-1], op.fetch)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

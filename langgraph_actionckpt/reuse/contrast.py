@@ -79,9 +79,11 @@ SENTENCE = 0.8
 """Cosine similarity from which the model takes a replaced sentence for a rewording of it."""
 _PREFIX = 4  # letters two inflected forms of one word share ("konta" / "konto")
 
-# quoted strings; words starting with a letter or digit of any script; sentence ends
+# quoted strings; words starting with a letter or digit of any script, their combining
+# marks kept (a Devanagari or Thai vowel sign is inside a word); sentence ends
 _TOKEN = re.compile(
-    r"(?<!\w)'[^'\n]{1,80}'(?!\w)|\"[^\"\n]{1,80}\"|[^\W_][\w.\-:/@']*|[.!?;\n。！？；]"  # noqa: RUF001
+    rf"(?<!\w)'[^'\n]{{1,80}}'(?!\w)|\"[^\"\n]{{1,80}}\"|[^\W_][\w{structure.MARKS}.\-:/@']*"
+    r"|[.!?;\n。！？；]"  # noqa: RUF001
 )
 _SENT_END = {".", "!", "?", ";", "\n", "。", "！", "？", "；"}  # noqa: RUF001
 _END = "\n"  # a sentence end in a word sequence

@@ -46,9 +46,11 @@ _SYMBOL_WORDS = {
 _SYMBOLS = re.compile("|".join(re.escape(s) for s in _SYMBOL_WORDS))
 
 MARKS = "".join(
-    re.escape(chr(c)) for c in range(0x300, 0x10000) if unicodedata.category(chr(c)) in {"Mn", "Mc", "Me"}
+    re.escape(chr(c))
+    for c in range(0x300, 0x10000)
+    if unicodedata.category(chr(c)) in {"Mn", "Mc", "Me"}
 )
-"""The combining marks of the Basic Multilingual Plane (categories Mn, Mc, Me), for a character class.
+"""The combining marks (Mn, Mc, Me) of the Basic Multilingual Plane, for a character class.
 
 A vowel sign of Devanagari, Bengali, Tamil or Thai is a mark, not a letter: a word
 pattern without them cuts those words at every vowel.

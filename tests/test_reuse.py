@@ -221,9 +221,13 @@ def test_contrast_refuses_what_a_request_adds_or_replaces(a: str, b: str, why: s
 
 
 def test_words_added_in_front_or_inside_are_a_paraphrase() -> None:
-    # a frame in front, an adverb inside: the request asks for the same thing
+    # a frame in front: the request asks for the same thing
     assert contrast("human: Explain recursion.", "human: Can you explain recursion?") is None
-    assert contrast("human: Is the garage open?", "human: Is the garage currently open?") is None
+    # one word inserted and nothing else changed is how most languages negate or quantify
+    # ("Bestel geen ..."): an adverb inside is refused too, which costs a model call
+    assert contrast("human: Is the garage open?", "human: Is the garage currently open?") == (
+        "a word added or dropped"
+    )
     assert contrast("human: List hotels in Lisbon.", "human: Which hotels are in Lisbon?") is None
 
 

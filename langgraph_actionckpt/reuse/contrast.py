@@ -53,6 +53,11 @@ Unicode category; Chinese and Japanese characters count one word each; see
 * words appended: every content word of one request, in order, and more at the
   end of a sentence ("... a bachelor's degree?" / "... a bachelor's degree in
   hours?"): a unit, a constraint or a qualifier added.
+* a word or two no rule above explains, in any language: one content word added
+  or dropped with every other word kept ("Bestel geen 4 pizza's", "Boka inte 2
+  tider": how most languages write a negation, an "all" or a condition); up to
+  three words changed that move the request the way a negation, a tense or an
+  "all" moves an English prototype, by the embedding model (:mod:`.judge`).
 
 It errs on the side of refusing: a paraphrase that reorders two names or adds one
 adverb is not reused, which costs one model call, never a wrong answer.
@@ -67,7 +72,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from langgraph_actionckpt.reuse import structure
+from langgraph_actionckpt.reuse import judge, structure
 
 __all__ = ["SENTENCE", "SYNONYM", "Embed", "contrast", "contrast_verifier"]
 
@@ -79,9 +84,11 @@ SENTENCE = 0.8
 """Cosine similarity from which the model takes a replaced sentence for a rewording of it."""
 _PREFIX = 4  # letters two inflected forms of one word share ("konta" / "konto")
 
-# quoted strings; words starting with a letter or digit of any script; sentence ends
+# quoted strings; words starting with a letter or digit of any script, their combining
+# marks kept (a Devanagari or Thai vowel sign is inside a word); sentence ends
 _TOKEN = re.compile(
-    r"(?<!\w)'[^'\n]{1,80}'(?!\w)|\"[^\"\n]{1,80}\"|[^\W_][\w.\-:/@']*|[.!?;\n。！？；]"  # noqa: RUF001
+    rf"(?<!\w)'[^'\n]{{1,80}}'(?!\w)|\"[^\"\n]{{1,80}}\"|[^\W_][\w{structure.MARKS}.\-:/@']*"
+    r"|[.!?;\n。！？；]"  # noqa: RUF001
 )
 _SENT_END = {".", "!", "?", ";", "\n", "。", "！", "？", "；"}  # noqa: RUF001
 _END = "\n"  # a sentence end in a word sequence
@@ -542,7 +549,38 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "singular against plural"
     sa = [_stem(w) for w in fa.sequence if w not in _STOP]
     sb = [_stem(w) for w in fb.sequence if w not in _STOP]
-    return "words appended" if _appended(sa, sb) else None
+    if _appended(sa, sb):
+        return "words appended"
+    return _few_words(a, b, fa.words, fb.words, embed)
+
+
+def _edit_size(wa: list[str], wb: list[str]) -> int:
+    """How many words differ: a run replaced, added or dropped counts its longer side."""
+    ops = difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+
+
+def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None) -> str | None:
+    """Why a difference of a word or two that no cue class explains matters, or None.
+
+    One content word added or dropped, every other word kept, is refused in any language: it
+    is how most languages write a negation, an "all" or a condition ("Bestel geen 4
+    pizza's", "Boka inte 2 tider"); a paraphrase changes more. A difference of up to
+    three words is shown to the model (:func:`.judge.meaning_shift`), with the lines
+    that differ: one that moves the request the way a negation, a tense or an "all"
+    does is refused.
+    """
+    size = _edit_size(wa, wb)
+    content = sum(w not in _STOP for w in wa) - sum(w not in _STOP for w in wb)
+    if size == 1 and content in (-1, 1):
+        return "a word added or dropped"
+    if embed is None or not 0 < size <= 3:
+        return None
+    la, lb = a.split("\n"), b.split("\n")
+    da = " ".join(line for line in la if line not in lb)
+    db = " ".join(line for line in lb if line not in la)
+    shift = judge.meaning_shift(da, db, embed) if da and db else None
+    return None if shift is None else f"{shift} differs (model)"
 
 
 def contrast_verifier(new: str, cached: str, record: object = None) -> bool:

@@ -21,6 +21,7 @@ import unicodedata
 
 __all__ = [
     "CUES",
+    "MARKS",
     "NEGATIONS",
     "QUESTION_WORDS",
     "UNSPACED_CUES",
@@ -43,6 +44,17 @@ _SYMBOL_WORDS = {
     "₹": " rupee ", "%": " percent ", "°": " degree ", "＄": " dollar ", "％": " percent ",
 }  # fmt: skip
 _SYMBOLS = re.compile("|".join(re.escape(s) for s in _SYMBOL_WORDS))
+
+MARKS = "".join(
+    re.escape(chr(c))
+    for c in range(0x300, 0x10000)
+    if unicodedata.category(chr(c)) in {"Mn", "Mc", "Me"}
+)
+"""The combining marks (Mn, Mc, Me) of the Basic Multilingual Plane, for a character class.
+
+A vowel sign of Devanagari, Bengali, Tamil or Thai is a mark, not a letter: a word
+pattern without them cuts those words at every vowel.
+"""
 
 
 def _words(text: str) -> frozenset[str]:

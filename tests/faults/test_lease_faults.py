@@ -38,11 +38,30 @@ class LogState(TypedDict):
 
 
 class Ledger:
-    """The external system the actions change: who did which step, by idempotency key."""
+    """The external system the actions change: who did which step, by idempotency key.
+
+    Like an API that takes an idempotency key (what ``docs/guarantees.md`` tells users to
+    pass: ``current_action()``), a second call with a key it has seen is not performed: it
+    answers with the first call's output and is counted in ``refused``. A lease gives that
+    case no other defence: a worker whose lease was taken over between its intent row and
+    its call (a killed lease connection, a stall) still makes the call.
+    """
 
     def __init__(self) -> None:
         self.ran: list[tuple[str, int]] = []
         self.outputs: dict[str, str] = {}
+        self.refused: list[str] = []
+        self.lock = threading.Lock()
+
+    def call(self, worker: str, i: int, key: str, value: str) -> str:
+        """Perform step ``i`` once per key; a repeated key gets the first output back."""
+        with self.lock:
+            if key in self.outputs:
+                self.refused.append(key)
+                return self.outputs[key]
+            self.ran.append((worker, i))
+            self.outputs[key] = value
+            return value
 
     def steps(self, worker: str) -> list[int]:
         return [i for w, i in self.ran if w == worker]
@@ -56,10 +75,7 @@ def effect_chain(n: int, worker: str, ledger: Ledger, on_step: Any = None) -> An
 
     @action(name="effect", idempotent=False)
     def effect(i: int) -> str:
-        value = f"{i}:{uuid.uuid4().hex}"
-        ledger.ran.append((worker, i))
-        ledger.outputs[str(current_action())] = value
-        return value
+        return ledger.call(worker, i, str(current_action()), f"{i}:{uuid.uuid4().hex}")
 
     def make(i: int) -> Any:
         def node(state: LogState) -> dict[str, list[str]]:
@@ -161,6 +177,7 @@ def test_a_killed_lease_connection_stops_the_old_holder(
         # on; A's next action was refused before it ran
         assert ledger.steps("A") == [0, 1, 2, 3]
         assert ledger.steps("B") == list(range(4, n))
+        assert not ledger.refused  # no step was called twice
         assert len(outcome["b"]["log"]) == n
         check_exactly_once(b, thread, n)
 
@@ -259,6 +276,7 @@ def test_through_pgbouncer_the_lease_holds_and_expires(
         assert busy == [True, True, True]
         assert ledger.steps("A") == [0, 1, 2, 3]
         assert ledger.steps("B") == list(range(4, n))
+        assert not ledger.refused  # no step was called twice
         # B released at its end: nothing is left behind on pgbouncer's server sessions
         b.lease_mode = "error"
         assert _lease.acquire(b, thread) and _lease.release(b, thread)
@@ -311,6 +329,7 @@ def _race_once(
     n, thread = 5, f"race-{seed}"
     ledger = Ledger()
     counts = {"lost": 0, "resolved": 0, "kills": 0}
+    retried: set[str] = set()  # in-flight actions the operator sent to run again
     stop = threading.Event()
     savers: dict[str, ActionSaver] = {}
     ready = threading.Barrier(3)
@@ -349,8 +368,10 @@ def _race_once(
                 except LeaseLostError:
                     counts["lost"] += 1
                 except InFlightActionError as error:
-                    output = ledger.outputs.get(error.action_id)
+                    with ledger.lock:
+                        output = ledger.outputs.get(error.action_id)
                     if output is None:
+                        retried.add(error.action_id)
                         saver.resolve_action(thread, error.action_id, retry=True)
                     else:
                         saver.resolve_action(thread, error.action_id, output=output)
@@ -383,8 +404,12 @@ def _race_once(
         assert not t.is_alive()
     stop.set()
     kill.join()
-    # every action exactly once: in the external system, in the log, in the state
+    # every action exactly once: in the external system, in the log, in the state. A
+    # second call reaches the ledger only for an action the operator resolved with
+    # retry=True while the worker that logged its intent still lived (then its key stops it)
     assert sorted(i for _, i in ledger.ran) == list(range(n)), ledger.ran
+    assert set(ledger.refused) <= retried, (ledger.refused, retried)
+    counts["refused"] = len(ledger.refused)
     with ActionSaver.from_conn_string(dsn, **one) as check:
         check_exactly_once(check, thread, n)
     return counts

@@ -161,36 +161,43 @@ SERVED_ROUND_4 = [
 ]  # fmt: skip
 
 
-@needs_model
-def test_round_4_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
+def served_and_refused(
+    dsn: str, tmp_path: Path, embeddings: Any, served: list[Any], refused: list[Any], tag: str
+) -> None:
+    """Run each (id, cached, new) pair end to end: ``served`` pairs must be served, ``refused``
+    ones refused, each by the rule its fourth element names (above the threshold)."""
     calls = str(tmp_path / "calls.jsonl")
     model = ScriptedChatModel(calls_file=calls)
     schema = new_schema_name()
-    served: dict[str, bool] = {}
+    seen: dict[str, bool] = {}
     refused_why: dict[str, str] = {}
     try:
-        with ActionSaver.from_conn_string(pg18_dsn, schema=schema, setup=True) as saver:
+        with ActionSaver.from_conn_string(dsn, schema=schema, setup=True) as saver:
             graph = llm_graph(model, "sync").compile(checkpointer=saver)
-            for name, a, b, *_ in SERVED_ROUND_4 + REFUSED_ROUND_4:
-                policy = SemanticReuse(embeddings, scope=f"round4-{name}")
+            for name, a, b, *_ in served + refused:
+                policy = SemanticReuse(embeddings, scope=f"{tag}-{name}")
                 for q in (a, b):
                     before = len(read_calls(calls))
                     conf = {"thread_id": f"t-{uuid.uuid4().hex[:10]}", "actionckpt_reuse": policy}
                     graph.invoke({"q": q, "out": []}, {"configurable": conf})
-                served[name] = len(read_calls(calls)) == before
+                seen[name] = len(read_calls(calls)) == before
                 row = llm_row(saver.list_actions(conf["thread_id"]))
                 for refusal in (row.meta.get("reuse_miss") or {}).get("refused", []):
                     refused_why[name] = refusal["reason"]
     finally:
-        drop_schema(pg18_dsn, schema)
-    assert served == {
-        **{name: True for name, *_ in SERVED_ROUND_4},
-        **{name: False for name, *_ in REFUSED_ROUND_4},
+        drop_schema(dsn, schema)
+    assert seen == {
+        **{name: True for name, *_ in served},
+        **{name: False for name, *_ in refused},
     }
-    # each was refused by the rule meant for it, above the similarity threshold
-    assert {name: refused_why.get(name) for name, *_ in REFUSED_ROUND_4} == {
-        name: why for name, _, _, why in REFUSED_ROUND_4
+    assert {name: refused_why.get(name) for name, *_ in refused} == {
+        name: why for name, _, _, why in refused
     }
+
+
+@needs_model
+def test_round_4_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
+    served_and_refused(pg18_dsn, tmp_path, embeddings, SERVED_ROUND_4, REFUSED_ROUND_4, "round4")
 
 
 @needs_model
@@ -236,33 +243,7 @@ SERVED_ROUND_5 = [
 
 @needs_model
 def test_round_5_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
-    calls = str(tmp_path / "calls.jsonl")
-    model = ScriptedChatModel(calls_file=calls)
-    schema = new_schema_name()
-    served: dict[str, bool] = {}
-    refused_why: dict[str, str] = {}
-    try:
-        with ActionSaver.from_conn_string(pg18_dsn, schema=schema, setup=True) as saver:
-            graph = llm_graph(model, "sync").compile(checkpointer=saver)
-            for name, a, b, *_ in SERVED_ROUND_5 + REFUSED_ROUND_5:
-                policy = SemanticReuse(embeddings, scope=f"round5-{name}")
-                for q in (a, b):
-                    before = len(read_calls(calls))
-                    conf = {"thread_id": f"t-{uuid.uuid4().hex[:10]}", "actionckpt_reuse": policy}
-                    graph.invoke({"q": q, "out": []}, {"configurable": conf})
-                served[name] = len(read_calls(calls)) == before
-                row = llm_row(saver.list_actions(conf["thread_id"]))
-                for refusal in (row.meta.get("reuse_miss") or {}).get("refused", []):
-                    refused_why[name] = refusal["reason"]
-    finally:
-        drop_schema(pg18_dsn, schema)
-    assert served == {
-        **{name: True for name, *_ in SERVED_ROUND_5},
-        **{name: False for name, *_ in REFUSED_ROUND_5},
-    }
-    assert {name: refused_why.get(name) for name, *_ in REFUSED_ROUND_5} == {
-        name: why for name, _, _, why in REFUSED_ROUND_5
-    }
+    served_and_refused(pg18_dsn, tmp_path, embeddings, SERVED_ROUND_5, REFUSED_ROUND_5, "round5")
 
 
 @needs_model
@@ -348,30 +329,4 @@ def test_the_model_reads_a_small_difference(embeddings: Any) -> None:
 
 @needs_model
 def test_round_6_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
-    calls = str(tmp_path / "calls.jsonl")
-    model = ScriptedChatModel(calls_file=calls)
-    schema = new_schema_name()
-    served: dict[str, bool] = {}
-    refused_why: dict[str, str] = {}
-    try:
-        with ActionSaver.from_conn_string(pg18_dsn, schema=schema, setup=True) as saver:
-            graph = llm_graph(model, "sync").compile(checkpointer=saver)
-            for name, a, b, *_ in SERVED_ROUND_6 + REFUSED_ROUND_6:
-                policy = SemanticReuse(embeddings, scope=f"round6-{name}")
-                for q in (a, b):
-                    before = len(read_calls(calls))
-                    conf = {"thread_id": f"t-{uuid.uuid4().hex[:10]}", "actionckpt_reuse": policy}
-                    graph.invoke({"q": q, "out": []}, {"configurable": conf})
-                served[name] = len(read_calls(calls)) == before
-                row = llm_row(saver.list_actions(conf["thread_id"]))
-                for refusal in (row.meta.get("reuse_miss") or {}).get("refused", []):
-                    refused_why[name] = refusal["reason"]
-    finally:
-        drop_schema(pg18_dsn, schema)
-    assert served == {
-        **{name: True for name, *_ in SERVED_ROUND_6},
-        **{name: False for name, *_ in REFUSED_ROUND_6},
-    }
-    assert {name: refused_why.get(name) for name, *_ in REFUSED_ROUND_6} == {
-        name: why for name, _, _, why in REFUSED_ROUND_6
-    }
+    served_and_refused(pg18_dsn, tmp_path, embeddings, SERVED_ROUND_6, REFUSED_ROUND_6, "round6")

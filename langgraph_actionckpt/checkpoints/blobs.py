@@ -48,6 +48,43 @@ VERSION_LEN = 25
 """Length of a :data:`VERSION_RE` version: the first bytes of a write reference."""
 
 
+_COUNTER_LEN = VERSION_LEN - 13
+"""Digits of a :data:`VERSION_RE` version's counter (before the dot)."""
+
+
+def stored_base(version: str, base: str) -> str:
+    """The ``base_version`` a delta row stores: its base, in a shorter form when it can.
+
+    The base of a delta is almost always the channel's previous version, whose
+    counter is the row's own minus one: then only its random part (after the
+    dot) is stored, and :func:`base_from_stored` rebuilds the rest from the
+    row's version. Any other base is stored whole.
+    """
+    if VERSION_RE.match(version) and VERSION_RE.match(base):
+        counter = int(version[:_COUNTER_LEN])
+        if counter > 0 and int(base[:_COUNTER_LEN]) == counter - 1:
+            return base[_COUNTER_LEN + 1 :]
+    return base
+
+
+def base_from_stored(version: str, stored: str | None) -> str | None:
+    """The base version of a row from what it stores (see :func:`stored_base`)."""
+    if stored is None or "." in stored or not VERSION_RE.match(version):
+        return stored
+    return f"{int(version[:_COUNTER_LEN]) - 1:0{_COUNTER_LEN}d}.{stored}"
+
+
+def stored_snap(snap: str) -> str:
+    """The ``snap_version`` a delta row stores: its counter without leading zeros.
+
+    Statements read it back as ``lpad(snap_version, 25, '0')`` (:data:`VERSION_LEN`),
+    which gives the version whole again and leaves a whole one unchanged.
+    """
+    if not VERSION_RE.match(snap):
+        return snap
+    return snap[:_COUNTER_LEN].lstrip("0").rjust(1, "0") + snap[_COUNTER_LEN:]
+
+
 def array_header(data: bytes) -> tuple[int, int] | None:
     """Return ``(header_length, item_count)`` if ``data`` is a msgpack array, else None."""
     if not data:

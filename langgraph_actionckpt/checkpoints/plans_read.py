@@ -26,6 +26,7 @@ from langgraph_actionckpt.checkpoints.blobs import (
     ChainResolver,
     ListState,
     StoredBlob,
+    base_from_stored,
     join_snapshot,
     resolve_chain,
     split_deltas,
@@ -462,7 +463,7 @@ def opened_blob(codec: Codec, b: BlobChainRow, budget: LoadBudget | None = None)
     with load_errors(place):
         # without a key ring, open() is just the decompression: no fast path needed
         vtype, vblob = codec.open(b.type, b.blob, place, budget)
-        return StoredBlob(vtype, vblob, b.base_version, b.item_count)
+        return StoredBlob(vtype, vblob, base_from_stored(b.version, b.base_version), b.item_count)
 
 
 def load_write(

@@ -33,7 +33,14 @@ from langgraph_actionckpt.checkpoints.binding import (
     WRITE_ROW_PARAMS,
     bind_calls,
 )
-from langgraph_actionckpt.checkpoints.blobs import DELTA_TYPE, WRITE_REF_TYPE, BlobRow, ListState
+from langgraph_actionckpt.checkpoints.blobs import (
+    DELTA_TYPE,
+    WRITE_REF_TYPE,
+    BlobRow,
+    ListState,
+    stored_base,
+    stored_snap,
+)
 from langgraph_actionckpt.checkpoints.codec import Codec, ListKey, json_text, thread_key
 from langgraph_actionckpt.checkpoints.pending import ActionRow, WriteCall, WriteRow
 from langgraph_actionckpt.checkpoints.sql import Queries
@@ -169,8 +176,8 @@ def plan_put(
             )
         else:
             params[f"b{i}_type"], params[f"b{i}_blob"] = r.type, r.blob
-        params[f"b{i}_base"] = r.base
-        params[f"b{i}_snap"] = r.snap
+        params[f"b{i}_base"] = None if r.base is None else stored_base(r.version, r.base)
+        params[f"b{i}_snap"] = None if r.snap is None else stored_snap(r.snap)
         params[f"b{i}_cnt"] = r.count
         params[f"b{i}_len"] = r.list_len
     deltas = {r.channel: r for r in rows if r.type == DELTA_TYPE}

@@ -20,9 +20,12 @@ from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
 # rows of its chain, i.e. the versions in [snap_version, version] of that channel
 # (a full value has snap_version NULL and yields only itself). LATERAL keeps the
 # plan a primary-key lookup followed by one index range scan, whatever the stats.
+# A delta row stores snap_version without its counter's leading zeros
+# (blobs.stored_snap): every statement reads it as lpad(snap_version, 25, '0').
 _BLOB_CHAIN = """
     CROSS JOIN LATERAL (
-        SELECT tb.version, COALESCE(tb.snap_version, tb.version) AS lo FROM {s}.blobs tb
+        SELECT tb.version, COALESCE(lpad(tb.snap_version, 25, '0'), tb.version) AS lo
+        FROM {s}.blobs tb
         WHERE tb.thread_id = %(thread_id)s AND tb.checkpoint_ns = {t}.checkpoint_ns
           AND tb.channel = {t}.channel AND tb.version = {t}.version
         OFFSET 0  -- an optimization fence: resolve the target before the range scan
@@ -253,7 +256,8 @@ class Queries(PutQueries):
                 FROM unnest(c.channels, c.versions) AS u(channel, version)
                 -- inline values (empty version) live in the checkpoint itself
                 CROSS JOIN LATERAL (
-                    SELECT tb.version, tb.snap_version, tb.list_len FROM {s}.blobs tb
+                    SELECT tb.version, lpad(tb.snap_version, 25, '0') AS snap_version, tb.list_len
+                    FROM {s}.blobs tb
                     WHERE u.version <> '' AND tb.thread_id = %(thread_id)s
                       AND tb.checkpoint_ns = c.checkpoint_ns
                       AND tb.channel = u.channel AND tb.version = u.version
@@ -355,7 +359,7 @@ class Queries(PutQueries):
                 FROM unnest(%(ns)s::text[], %(channels)s::text[], %(versions)s::text[])
                      AS t(checkpoint_ns, channel, version)
                 CROSS JOIN LATERAL (
-                    SELECT tb.version, COALESCE(tb.snap_version, tb.version) AS lo
+                    SELECT tb.version, COALESCE(lpad(tb.snap_version, 25, '0'), tb.version) AS lo
                     FROM {s}.blobs tb
                     WHERE tb.thread_id = %(thread_id)s AND tb.checkpoint_ns = t.checkpoint_ns
                       AND tb.channel = t.channel AND tb.version = t.version

@@ -93,7 +93,7 @@ class MaintenanceQueries(SchemaSQL):
             ), targets AS MATERIALIZED (
                 SELECT u.thread_id, u.checkpoint_ns, u.channel, u.version, nb.snap_version
                 FROM used u CROSS JOIN LATERAL (
-                    SELECT nb.snap_version FROM {s}.blobs nb
+                    SELECT lpad(nb.snap_version, 25, '0') AS snap_version FROM {s}.blobs nb
                     WHERE nb.thread_id = u.thread_id AND nb.checkpoint_ns = u.checkpoint_ns
                       AND nb.channel = u.channel AND nb.version = u.version
                 ) nb

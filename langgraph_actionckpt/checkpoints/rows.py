@@ -88,7 +88,7 @@ class BlobChainRow(NamedTuple):
     version: str
     type: str
     blob: bytes | None
-    base_version: str | None
+    base_version: str | None  # as stored: ``blobs.base_from_stored`` gives the version
     item_count: int | None
 
 

@@ -65,6 +65,8 @@ MIGRATIONS: tuple[Migration, ...] = (
             # extends, snap_version at the full snapshot the chain starts from and
             # list_len the list's length at this version. A read concatenates the
             # index range (snap_version, version] on the server in one value.
+            # Both versions are stored in a shorter form that reads back exactly
+            # (checkpoints/blobs.py: stored_base, stored_snap).
             """
             CREATE TABLE IF NOT EXISTS {s}.blobs (
                 thread_id text NOT NULL,

@@ -20,6 +20,7 @@ rows such a read touches.
 
 from __future__ import annotations
 
+import base64
 import re
 import struct
 import threading
@@ -57,13 +58,13 @@ def stored_base(version: str, base: str) -> str:
 
     The base of a delta is almost always the channel's previous version, whose
     counter is the row's own minus one: then only its random part (after the
-    dot) is stored, and :func:`base_from_stored` rebuilds the rest from the
-    row's version. Any other base is stored whole.
+    dot) is stored, as the base64 of its six bytes, and :func:`base_from_stored`
+    rebuilds the rest from the row's version. Any other base is stored whole.
     """
     if VERSION_RE.match(version) and VERSION_RE.match(base):
         counter = int(version[:_COUNTER_LEN])
         if counter > 0 and int(base[:_COUNTER_LEN]) == counter - 1:
-            return base[_COUNTER_LEN + 1 :]
+            return base64.b64encode(bytes.fromhex(base[_COUNTER_LEN + 1 :])).decode()
     return base
 
 
@@ -71,7 +72,8 @@ def base_from_stored(version: str, stored: str | None) -> str | None:
     """The base version of a row from what it stores (see :func:`stored_base`)."""
     if stored is None or "." in stored or not VERSION_RE.match(version):
         return stored
-    return f"{int(version[:_COUNTER_LEN]) - 1:0{_COUNTER_LEN}d}.{stored}"
+    random_part = base64.b64decode(stored).hex()
+    return f"{int(version[:_COUNTER_LEN]) - 1:0{_COUNTER_LEN}d}.{random_part}"
 
 
 def stored_snap(snap: str) -> str:

@@ -270,6 +270,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        10,
+        "blob rows: a delta's base and snapshot versions stored short (older packages refuse)",
+        # No DDL: the columns keep their type. The version only tells a package that
+        # predates the short form (it would read those rows as missing their base) to
+        # refuse the schema at setup() with "newer than this package" instead.
+        (),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -92,6 +92,7 @@ _TOKEN = re.compile(
 )
 _SENT_END = {".", "!", "?", ";", "\n", "。", "！", "？", "；"}  # noqa: RUF001
 _END = "\n"  # a sentence end in a word sequence
+_ONE = "one"  # the word "one" among numbers: maybe a pronoun or an article
 
 # English words for counts and orders that are not cardinals (those are in .structure)
 _NUMBER_WORDS = {
@@ -205,6 +206,8 @@ def _tokens(text: str) -> list[str]:
 class _Features:
     words: list[str] = field(default_factory=list)
     numbers: list[str] = field(default_factory=list)
+    placed: list[int] = field(default_factory=list)  # each number's place in the sequence
+    ones: set[int] = field(default_factory=set)  # the places of the word "one"
     times: set[str] = field(default_factory=set)
     sequence: list[str] = field(default_factory=list)  # the words, _END at each sentence end
     names: list[tuple[str, bool]] = field(default_factory=list)  # (name, sentence-initial)
@@ -237,12 +240,17 @@ def _features(text: str) -> _Features:
             f.quoted.append(low.strip("'\""))
         elif digits:
             f.numbers.extend(digits)
+            f.placed.extend([len(f.sequence) - 1] * len(digits))
             if any(c.isalpha() for c in tok):
                 f.names.append((low, False))
         elif value is not None:
             f.numbers.append(value)
+            f.placed.append(len(f.sequence) - 1)
+            if low == "one":
+                f.ones.add(len(f.sequence) - 1)
         elif low in _NUMBER_WORDS:
             f.numbers.append(_NUMBER_WORDS[low])
+            f.placed.append(len(f.sequence) - 1)
         elif low in _TIME_WORDS:
             f.times.add(low)
         elif ("_" in tok or "." in tok[1:-1]) and len(tok) > 2:
@@ -276,6 +284,63 @@ def _unspaced_cues(text: str, f: _Features) -> None:
             f.negations += count
         elif count:
             f.cues.add(cls)
+
+
+def _contexts(f: _Features) -> list[tuple[str, str, str]]:
+    """Each number with the words beside it (``_END`` at a sentence end); "one" as ``_ONE``."""
+    seq = [_END, *(_stem(w) for w in f.sequence), _END]
+    return [
+        (_ONE if i in f.ones else n, seq[i], seq[i + 2])
+        for n, i in zip(f.numbers, f.placed, strict=True)
+    ]
+
+
+def _numbers_moved(fa: _Features, fb: _Features) -> bool:
+    """Whether the same numbers appear in another order, each moved with its words.
+
+    "Add 2 honey supers to hive 7 on May 14" / "On May 14, put two honey supers on
+    hive 7": every number keeps a word beside it ("hive 7", "May 14", "2 ... honey").
+    Numbers trading places keep their places' words and change the number: "from table
+    4 to table 9" / "from table 9 to table 4" has "table _ to" around 4 on one side and
+    around 9 on the other, which is refused.
+    """
+    ca, cb = _contexts(fa), _contexts(fb)
+    if Counter(fa.numbers) != Counter(fb.numbers):
+        # "one" as a word may be a pronoun or an article ("a 0.6 mm one", "in one paragraph")
+        ca, cb = [c for c in ca if c[0] != _ONE], [c for c in cb if c[0] != _ONE]
+        if Counter(n for n, *_ in ca) != Counter(n for n, *_ in cb):
+            return False
+    around_a = {(left, right): n for n, left, right in ca}
+    if any(around_a.get((left, right), n) != n for n, left, right in cb):
+        return False
+    return all(
+        any(n == m and _END != x == y for m, *kb in cb for x, y in zip(ka, kb, strict=True))
+        for n, *ka in ca
+    )
+
+
+def _content(f: _Features) -> list[str]:
+    return [w for w in f.sequence if w not in _STOP]
+
+
+def _fronted(sa: list[str], sb: list[str]) -> bool:
+    """Whether one side moves a run of words from the end of a sentence to its start.
+
+    ``sa`` and ``sb`` are the same content words with ``_END`` at each sentence end.
+    "Print 4 copies of the bracket on September 2." / "On September 2, print four
+    copies of the bracket.", "Are guppies hardier than bettas? Answer with bullet
+    points." / "Answer with bullet points: are guppies hardier than bettas?": one block
+    moved to the front, the rest in order. Two words trading places ("a lion faster
+    than a horse" / "a horse faster than a lion") or a run moved inside a sentence
+    ("from hive A to hive B" / "from hive B to hive A") is not this shape.
+    """
+    head = next((i for i, (x, y) in enumerate(zip(sa, sb, strict=False)) if x != y), 0)
+    tail = next((i for i, (x, y) in enumerate(zip(sa[::-1], sb[::-1], strict=False)) if x != y), 0)
+    xa, xb = sa[head : len(sa) - tail], sb[head : len(sb) - tail]
+    starts = head == 0 or sa[head - 1] == _END
+    ends = tail > 0 and sa[len(sa) - tail] == _END
+    # each part two words or more: "pounds to kilograms" / "kilograms to pounds" is a swap
+    return starts and ends and any(xb == xa[t:] + xa[:t] for t in range(2, len(xa) - 1))
 
 
 def _future_against_perfect(a: set[str], b: set[str]) -> bool:
@@ -498,7 +563,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         A short reason (``"numbers differ"``, ``"negation differs"``...) or None.
     """
     fa, fb = _features(a), _features(b)
-    if fa.numbers != fb.numbers:
+    if fa.numbers != fb.numbers and not _numbers_moved(fa, fb):
         return "numbers differ"
     if fa.times != fb.times:
         return "dates or times differ"
@@ -532,7 +597,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         # the same words, one side in the future and no date to pin both to one time:
         # "Is the power back on?" asks about now, "Will the power be back on?" about later
         return "tense differs"
-    if ca != cb and Counter(ca) == Counter(cb):
+    if ca != cb and Counter(ca) == Counter(cb) and not _fronted(_content(fa), _content(fb)):
         return "same words, other order"
     if _roles_swapped([w[:_PREFIX] for w in ca], [w[:_PREFIX] for w in cb]):
         return "same words, other order"

@@ -381,6 +381,11 @@ def _roles_swapped(pa: list[str], pb: list[str]) -> bool:
     """
     if Counter(pa) != Counter(pb) or pa == pb:
         return False
+    moved = [k for k, (x, y) in enumerate(zip(pa, pb, strict=True)) if x != y]
+    if len(moved) == 2 and moved[1] - moved[0] >= 2:
+        # two words trade places, every other word stays in place ("a számlámról Anna
+        # számlájára" / "Anna számlájáról a számlámra": from mine to hers, from hers to mine)
+        return True
     once = [w for w, n in Counter(pa).items() if n == 1]
     ia = {w: pa.index(w) for w in once}
     ib = {w: pb.index(w) for w in once}

@@ -630,6 +630,39 @@ def _edit_size(wa: list[str], wb: list[str]) -> int:
     return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
 
 
+def _inflected(x: str, y: str) -> bool:
+    """Whether two words may be forms of one word: they share half the shorter, 3 letters or more.
+
+    A short word (an article or an auxiliary, "το" / "τα", "je" / "jsou") needs one.
+    """
+    common = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), 0)
+    common = common or (min(len(x), len(y)) if x.startswith(y) or y.startswith(x) else 0)
+    shorter = min(len(x), len(y))
+    return (common >= 3 or 0 < common and shorter <= 3) and 2 * common >= shorter
+
+
+def _left_over(wa: list[str], wb: list[str]) -> list[str]:
+    """The words of either side that no word of the other side is a form of, in place.
+
+    "Är biblioteket i centrum öppet nu?" / "Är alla bibliotek i centrum öppna nu?": every
+    word has an inflected form in place on the other side but "alla", an "all" added with
+    the agreement it brings (plural nouns, verbs and articles) in any inflected language.
+    """
+    out: list[str] = []
+    ops = difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            continue
+        xs, ys = list(wa[i1:i2]), list(wb[j1:j2])
+        for x in list(xs):
+            y = next((y for y in ys if _inflected(x, y)), None)
+            if y is not None:
+                xs.remove(x)
+                ys.remove(y)
+        out += xs + ys
+    return out
+
+
 def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None) -> str | None:
     """Why a difference of a word or two that no cue class explains matters, or None.
 
@@ -643,6 +676,9 @@ def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None
     size = _edit_size(wa, wb)
     content = sum(w not in _STOP for w in wa) - sum(w not in _STOP for w in wb)
     if size == 1 and content in (-1, 1):
+        return "a word added or dropped"
+    added = _left_over(wa, wb)
+    if len(added) == 1 and added[0] not in _STOP:
         return "a word added or dropped"
     if embed is None or not 0 < size <= 3:
         return None

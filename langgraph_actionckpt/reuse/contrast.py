@@ -641,14 +641,15 @@ def _inflected(x: str, y: str) -> bool:
     return (common >= 3 or 0 < common and shorter <= 3) and 2 * common >= shorter
 
 
-def _left_over(wa: list[str], wb: list[str]) -> list[str]:
-    """The words of either side that no word of the other side is a form of, in place.
+def _left_over(wa: list[str], wb: list[str]) -> tuple[list[str], list[str]]:
+    """The words of each side that no word of the other side is a form of, in place.
 
     "Är biblioteket i centrum öppet nu?" / "Är alla bibliotek i centrum öppna nu?": every
     word has an inflected form in place on the other side but "alla", an "all" added with
     the agreement it brings (plural nouns, verbs and articles) in any inflected language.
     """
-    out: list[str] = []
+    only_a: list[str] = []
+    only_b: list[str] = []
     ops = difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
@@ -659,8 +660,9 @@ def _left_over(wa: list[str], wb: list[str]) -> list[str]:
             if y is not None:
                 xs.remove(x)
                 ys.remove(y)
-        out += xs + ys
-    return out
+        only_a += xs
+        only_b += ys
+    return only_a, only_b
 
 
 def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None) -> str | None:
@@ -677,9 +679,10 @@ def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None
     content = sum(w not in _STOP for w in wa) - sum(w not in _STOP for w in wb)
     if size == 1 and content in (-1, 1):
         return "a word added or dropped"
-    added = _left_over(wa, wb)
-    if len(added) == 1 and added[0] not in _STOP:
-        return "a word added or dropped"
+    dropped, added = _left_over(wa, wb)
+    if not (dropped and added) and 0 < len(dropped + added) <= 2:
+        if any(w not in _STOP for w in dropped + added):
+            return "a word added or dropped"
     if embed is None or not 0 < size <= 3:
         return None
     la, lb = a.split("\n"), b.split("\n")

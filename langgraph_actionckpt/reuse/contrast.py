@@ -340,7 +340,14 @@ def _fronted(sa: list[str], sb: list[str]) -> bool:
     starts = head == 0 or sa[head - 1] == _END
     ends = tail > 0 and sa[len(sa) - tail] == _END
     # each part two words or more: "pounds to kilograms" / "kilograms to pounds" is a swap
-    return starts and ends and any(xb == xa[t:] + xa[:t] for t in range(2, len(xa) - 1))
+    if not (starts and ends):
+        return False
+    # a run moved, or whole sentences trading places (each with its end)
+    return any(
+        y == x[t:] + x[:t]
+        for x, y in ((xa, xb), ([*xa, _END], [*xb, _END]))
+        for t in range(2, len(x) - 1)
+    )
 
 
 def _future_against_perfect(a: set[str], b: set[str]) -> bool:
@@ -680,9 +687,9 @@ def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None
     if size == 1 and content in (-1, 1):
         return "a word added or dropped"
     dropped, added = _left_over(wa, wb)
-    if not (dropped and added) and 0 < len(dropped + added) <= 2:
-        if any(w not in _STOP for w in dropped + added):
-            return "a word added or dropped"
+    one_side = dropped + added if not (dropped and added) else []
+    if 0 < len(one_side) <= 2 and any(w not in _STOP for w in one_side):
+        return "a word added or dropped" if len(one_side) == 1 else "words added or dropped"
     if embed is None or not 0 < size <= 3:
         return None
     la, lb = a.split("\n"), b.split("\n")

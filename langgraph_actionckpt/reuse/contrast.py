@@ -11,9 +11,10 @@ It compares, over the whole request text, in any script (words are cut by
 Unicode category; Chinese and Japanese characters count one word each; see
 :mod:`.structure` for what it knows of each language):
 
-* numbers, in order: digits of any script (ASCII, full-width, Arabic-Indic...),
+* numbers: digits of any script (ASCII, full-width, Arabic-Indic...),
   Chinese numerals and cardinal number words, compounds read as one number
-  ("two hundred", "forty-five", "5 million");
+  ("two hundred", "forty-five", "5 million"); in another order only when each
+  moved with a word beside it and none took another's place;
 * dates and times (weekdays, months, today/tomorrow, am/pm...);
 * negation (``not``, ``n't``, ``nicht``, ``не``, ``لا``, ``不``, ``ない``...): odd
   against even;
@@ -35,7 +36,10 @@ Unicode category; Chinese and Japanese characters count one word each; see
 * word order: the same words in another order (swapped roles: "is a lion faster
   than a horse" against "is a horse faster than a lion"), or inflected forms of the
   same words trading places around a word both keep ("z mojego konta na konto Kasi"
-  / "z konta Kasi na moje konto": from my account to hers, from hers to mine);
+  / "z konta Kasi na moje konto": from my account to hers, from hers to mine), or
+  two words trading places with every other word in place; a run moved from a
+  sentence's end to its start ("On May 2, print ...") or two sentences trading
+  places is a paraphrase's shape and passes;
 * small edits: the same content words but for one place where a word was
   replaced, or a clause added or dropped ("by bus" / "by taxi", "flats" / "flats
   that allow pets"; a run of Chinese or Japanese characters, "人民币" / "美元", is
@@ -55,7 +59,9 @@ Unicode category; Chinese and Japanese characters count one word each; see
   hours?"): a unit, a constraint or a qualifier added.
 * a word or two no rule above explains, in any language: one content word added
   or dropped with every other word kept ("Bestel geen 4 pizza's", "Boka inte 2
-  tider": how most languages write a negation, an "all" or a condition); up to
+  tider": how most languages write a negation, an "all" or a condition), or one or
+  two words on one side only with the other words kept up to inflection ("Är alla
+  bibliotek ... öppna" for "Är biblioteket ... öppet", an "all" with its agreement); up to
   three words changed that move the request the way a negation, a tense or an
   "all" moves an English prototype, by the embedding model (:mod:`.judge`).
 

@@ -286,7 +286,7 @@ REFUSED_ROUND_6 = [
     ("korean-past-model", "지금 동네 수영장이 열려 있나요?", "동네 수영장이 열려 있었나요?",
      "past tense differs (model)"),
     ("turkish-all-model", "Mahalledeki spor salonu şu anda açık mı?",
-     "Mahalledeki bütün spor salonları şu anda açık mı?", "quantifier differs (model)"),
+     "Mahalledeki bütün spor salonları şu anda açık mı?", "a word added or dropped"),
 ]  # fmt: skip
 SERVED_ROUND_6 = [
     ("future-reworded", "Will the landlord renew the lease?",
@@ -330,3 +330,61 @@ def test_the_model_reads_a_small_difference(embeddings: Any) -> None:
 @needs_model
 def test_round_6_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
     served_and_refused(pg18_dsn, tmp_path, embeddings, SERVED_ROUND_6, REFUSED_ROUND_6, "round6")
+
+
+# Round 7 (issue #34): development examples (sets #3, #5, #6), each refused or served by the
+# rule the fourth element names.
+REFUSED_ROUND_7 = [
+    ("numbers-trading-places", "Swap Nora's seat from table 4 to table 9 in the tournament plan.",
+     "Swap Nora's seat from table 9 to table 4 in the tournament plan.", "numbers differ"),
+    ("turkish-accounts-swapped", "Benim hesabımdan Ayşe'nin hesabına 500 lira gönder.",
+     "Ayşe'nin hesabından benim hesabıma 500 lira gönder.", "same words, other order"),
+    ("swedish-all-inflected", "Är biblioteket i centrum öppet nu?",
+     "Är alla bibliotek i centrum öppna nu?", "a word added or dropped"),
+    ("greek-all-inflected", "Είναι ανοιχτό το φαρμακείο της γειτονιάς τώρα;",
+     "Είναι ανοιχτά όλα τα φαρμακεία της γειτονιάς τώρα;", "a word added or dropped"),
+    ("turkish-now-dropped", "Mahalledeki spor salonu şu anda açık mı?",
+     "Mahalledeki spor salonu açık mıydı?", "words added or dropped"),
+]  # fmt: skip
+SERVED_ROUND_7 = [
+    ("number-and-date-moved", "Add 2 honey supers to hive 7 on May 14.",
+     "On May 14, put two honey supers on hive 7."),
+    ("date-fronted", "Print 4 copies of the bracket on September 2.",
+     "On September 2, print four copies of the bracket."),
+    ("sentences-swapped", "Are guppies hardier than bettas? Answer with bullet points.",
+     "Answer with bullet points: are guppies hardier than bettas?"),
+    ("one-as-a-pronoun", "Is a robotic cleaner better than a suction cleaner for a vinyl pool? "
+     "Reply with three bullet points.", "Reply with three bullet points: for a vinyl pool, is a "
+     "robotic cleaner better than a suction one?"),
+]  # fmt: skip
+
+
+def test_numbers_moved_with_their_words_are_the_same_numbers() -> None:
+    a, b = SERVED_ROUND_7[0][1:]
+    assert contrast(f"human: {a}", f"human: {b}") is None
+    a, b = REFUSED_ROUND_7[0][1:3]
+    assert contrast(f"human: {a}", f"human: {b}") == "numbers differ"
+    # "one" on one side only is no number ("a suction one"); "one" against "two" is
+    a, b = SERVED_ROUND_7[3][1:]
+    assert contrast(f"human: {a}", f"human: {b}") is None
+    assert contrast("human: Answer in one sentence.", "human: Answer in two sentences.") == (
+        "numbers differ"
+    )
+
+
+def test_a_run_fronted_is_not_a_swap() -> None:
+    a, b = SERVED_ROUND_7[1][1:]
+    assert contrast(f"human: {a}", f"human: {b}") is None
+    # two single words trading places stay refused
+    assert contrast("human: Convert pounds to kilograms.", "human: Convert kilograms to pounds.")
+
+
+def test_inflected_words_added_or_dropped() -> None:
+    # the Swedish pair needs the model (without it, "elements replaced" refuses it first)
+    for _, a, b, why in REFUSED_ROUND_7[1:2] + REFUSED_ROUND_7[3:]:
+        assert contrast(f"human: {a}", f"human: {b}") == why, b
+
+
+@needs_model
+def test_round_7_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
+    served_and_refused(pg18_dsn, tmp_path, embeddings, SERVED_ROUND_7, REFUSED_ROUND_7, "round7")

@@ -11,9 +11,10 @@ It compares, over the whole request text, in any script (words are cut by
 Unicode category; Chinese and Japanese characters count one word each; see
 :mod:`.structure` for what it knows of each language):
 
-* numbers, in order: digits of any script (ASCII, full-width, Arabic-Indic...),
+* numbers: digits of any script (ASCII, full-width, Arabic-Indic...),
   Chinese numerals and cardinal number words, compounds read as one number
-  ("two hundred", "forty-five", "5 million");
+  ("two hundred", "forty-five", "5 million"); in another order only when each
+  moved with a word beside it and none took another's place;
 * dates and times (weekdays, months, today/tomorrow, am/pm...);
 * negation (``not``, ``n't``, ``nicht``, ``не``, ``لا``, ``不``, ``ない``...): odd
   against even;
@@ -35,7 +36,10 @@ Unicode category; Chinese and Japanese characters count one word each; see
 * word order: the same words in another order (swapped roles: "is a lion faster
   than a horse" against "is a horse faster than a lion"), or inflected forms of the
   same words trading places around a word both keep ("z mojego konta na konto Kasi"
-  / "z konta Kasi na moje konto": from my account to hers, from hers to mine);
+  / "z konta Kasi na moje konto": from my account to hers, from hers to mine), or
+  two words trading places with every other word in place; a run moved from a
+  sentence's end to its start ("On May 2, print ...") or two sentences trading
+  places is a paraphrase's shape and passes;
 * small edits: the same content words but for one place where a word was
   replaced, or a clause added or dropped ("by bus" / "by taxi", "flats" / "flats
   that allow pets"; a run of Chinese or Japanese characters, "人民币" / "美元", is
@@ -55,7 +59,9 @@ Unicode category; Chinese and Japanese characters count one word each; see
   hours?"): a unit, a constraint or a qualifier added.
 * a word or two no rule above explains, in any language: one content word added
   or dropped with every other word kept ("Bestel geen 4 pizza's", "Boka inte 2
-  tider": how most languages write a negation, an "all" or a condition); up to
+  tider": how most languages write a negation, an "all" or a condition), or one or
+  two words on one side only with the other words kept up to inflection ("Är alla
+  bibliotek ... öppna" for "Är biblioteket ... öppet", an "all" with its agreement); up to
   three words changed that move the request the way a negation, a tense or an
   "all" moves an English prototype, by the embedding model (:mod:`.judge`).
 
@@ -65,7 +71,6 @@ adverb is not reused, which costs one model call, never a wrong answer.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections import Counter
@@ -73,6 +78,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from langgraph_actionckpt.reuse import judge, structure
+from langgraph_actionckpt.reuse.edits import (
+    _END,
+    _appended,
+    _edit_size,
+    _fronted,
+    _left_over,
+    _prefix_swapped,
+    _replaced_sentence,
+    _roles_swapped,
+    _small_edit,
+    _stem,
+    _substitutions,
+)
 
 __all__ = ["SENTENCE", "SYNONYM", "Embed", "contrast", "contrast_verifier"]
 
@@ -91,7 +109,7 @@ _TOKEN = re.compile(
     r"|[.!?;\n。！？；]"  # noqa: RUF001
 )
 _SENT_END = {".", "!", "?", ";", "\n", "。", "！", "？", "；"}  # noqa: RUF001
-_END = "\n"  # a sentence end in a word sequence
+_ONE = "one"  # the word "one" among numbers: maybe a pronoun or an article
 
 # English words for counts and orders that are not cardinals (those are in .structure)
 _NUMBER_WORDS = {
@@ -205,6 +223,8 @@ def _tokens(text: str) -> list[str]:
 class _Features:
     words: list[str] = field(default_factory=list)
     numbers: list[str] = field(default_factory=list)
+    placed: list[int] = field(default_factory=list)  # each number's place in the sequence
+    ones: set[int] = field(default_factory=set)  # the places of the word "one"
     times: set[str] = field(default_factory=set)
     sequence: list[str] = field(default_factory=list)  # the words, _END at each sentence end
     names: list[tuple[str, bool]] = field(default_factory=list)  # (name, sentence-initial)
@@ -237,12 +257,17 @@ def _features(text: str) -> _Features:
             f.quoted.append(low.strip("'\""))
         elif digits:
             f.numbers.extend(digits)
+            f.placed.extend([len(f.sequence) - 1] * len(digits))
             if any(c.isalpha() for c in tok):
                 f.names.append((low, False))
         elif value is not None:
             f.numbers.append(value)
+            f.placed.append(len(f.sequence) - 1)
+            if low == "one":
+                f.ones.add(len(f.sequence) - 1)
         elif low in _NUMBER_WORDS:
             f.numbers.append(_NUMBER_WORDS[low])
+            f.placed.append(len(f.sequence) - 1)
         elif low in _TIME_WORDS:
             f.times.add(low)
         elif ("_" in tok or "." in tok[1:-1]) and len(tok) > 2:
@@ -278,137 +303,48 @@ def _unspaced_cues(text: str, f: _Features) -> None:
             f.cues.add(cls)
 
 
+def _contexts(f: _Features) -> list[tuple[str, str, str]]:
+    """Each number with the words beside it (``_END`` at a sentence end); "one" as ``_ONE``."""
+    seq = [_END, *(_stem(w) for w in f.sequence), _END]
+    return [
+        (_ONE if i in f.ones else n, seq[i], seq[i + 2])
+        for n, i in zip(f.numbers, f.placed, strict=True)
+    ]
+
+
+def _numbers_moved(fa: _Features, fb: _Features) -> bool:
+    """Whether the same numbers appear in another order, each moved with its words.
+
+    "Add 2 honey supers to hive 7 on May 14" / "On May 14, put two honey supers on
+    hive 7": every number keeps a word beside it ("hive 7", "May 14", "2 ... honey").
+    Numbers trading places keep their places' words and change the number: "from table
+    4 to table 9" / "from table 9 to table 4" has "table _ to" around 4 on one side and
+    around 9 on the other, which is refused.
+    """
+    ca, cb = _contexts(fa), _contexts(fb)
+    if Counter(fa.numbers) != Counter(fb.numbers):
+        # "one" as a word may be a pronoun or an article ("a 0.6 mm one", "in one paragraph")
+        ca, cb = [c for c in ca if c[0] != _ONE], [c for c in cb if c[0] != _ONE]
+        if Counter(n for n, *_ in ca) != Counter(n for n, *_ in cb):
+            return False
+    around_a = {(left, right): n for n, left, right in ca}
+    if any(around_a.get((left, right), n) != n for n, left, right in cb):
+        return False
+    return all(
+        any(n == m and _END != x == y for m, *kb in cb for x, y in zip(ka, kb, strict=True))
+        for n, *ka in ca
+    )
+
+
+def _content(f: _Features) -> list[str]:
+    return [w for w in f.sequence if w not in _STOP]
+
+
 def _future_against_perfect(a: set[str], b: set[str]) -> bool:
     """One side asks about the future, the other about what has happened."""
     return any(
         "future" in x and "future" not in y and "perfect" in y - x for x, y in ((a, b), (b, a))
     )
-
-
-def _prefix_swapped(da: set[str], db: set[str]) -> bool:
-    """Words only one side has that differ only in front: a prefix marks the opposite.
-
-    "indoors" / "outdoors", "import" / "export", "inbound" / "outbound",
-    "включи" / "выключи", "einschalten" / "ausschalten": the same stem, another
-    direction, in any language that builds opposites with prefixes.
-    """
-    for x in da:
-        for y in db:
-            if x[-1:] != y[-1:] or x.endswith(y) or y.endswith(x):
-                continue
-            common = next(
-                (i for i, (p, q) in enumerate(zip(x[::-1], y[::-1], strict=False)) if p != q),
-                min(len(x), len(y)),
-            )
-            if common >= 4 and 2 * common >= max(len(x), len(y)):
-                return True
-    return False
-
-
-def _roles_swapped(pa: list[str], pb: list[str]) -> bool:
-    """Whether two words trade places around a word kept between them.
-
-    ``pa`` and ``pb`` are the content words cut to their first letters, so that
-    inflected forms of one word match: "z mojego konta na konto Kasi" / "z konta Kasi
-    na moje konto" (from my account to hers, from hers to mine) swap "moje" and "kasi"
-    around "na". A paraphrase that moves one element ("contract clause" / "clause of
-    the contract") has no kept word between the two.
-    """
-    if Counter(pa) != Counter(pb) or pa == pb:
-        return False
-    once = [w for w, n in Counter(pa).items() if n == 1]
-    ia = {w: pa.index(w) for w in once}
-    ib = {w: pb.index(w) for w in once}
-    return any(
-        ia[x] < ia[p] < ia[y] and ib[y] < ib[p] < ib[x]
-        for x in once
-        for y in once
-        for p in once
-        if len({x, y, p}) == 3
-    )
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def _elements(words: list[str], han_chars: int = 0) -> int:
-    """How many elements a run of words is: a run of Han or kana characters is one.
-
-    Chinese and Japanese are cut one character a word, so "人民币" / "美元" (one
-    currency for another) is one element replaced, not three characters. With
-    ``han_chars``, a run counts one word per that many characters instead (a clause
-    inserted, "高速道路で" in "東京から大阪まで高速道路で何キロですか", is several words).
-    """
-    count = 0
-    run = 0
-    for w in [*words, ""]:
-        if len(w) == 1 and structure.is_han(w):
-            run += 1
-            continue
-        if run:
-            count += -(-run // han_chars) if han_chars else 1
-            run = 0
-        count += bool(w)
-    return count
-
-
-def _small_edit(ca: list[str], cb: list[str], *, replaced_only: bool = False) -> str | None:
-    """Why the content words differ by a small edit, or None.
-
-    A small edit keeps the other content words in place and makes one change: a
-    run of one or two elements replaced ("by bus" / "by taxi"), or a clause of two
-    to four added or dropped ("flats" / "flats that allow pets"). Paraphrases
-    change two places ("draft ... regarding" / "write ... about"); the other
-    checks see a second change of numbers, names, dates, negation, tense or scope
-    whatever else changed.
-    """
-    sa, sb = [_stem(w) for w in ca], [_stem(w) for w in cb]
-    ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
-    # a word of Chinese or Japanese is about two characters long
-    changed = [
-        (
-            tag,
-            _elements(ca[i1:i2], 0 if tag == "replace" else 2),
-            _elements(cb[j1:j2], 0 if tag == "replace" else 2),
-        )
-        for tag, i1, i2, j1, j2 in ops
-        if tag != "equal"
-    ]
-    same = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
-    if len(changed) != 1 or same < 1:
-        return None
-    tag, n, m = changed[0]
-    if replaced_only:
-        # every word counted: one function word for another ("from" / "until")
-        return "a word replaced" if tag == "replace" and n == m == 1 else None
-    if tag == "replace":
-        return "a word replaced" if max(n, m) <= 2 else None
-    return "a clause added or dropped" if n + m >= 2 else None
-
-
-def _substitutions(ca: list[str], cb: list[str]) -> list[tuple[str, str]]:
-    """The elements replaced in place, when there are two or more and nothing else changed.
-
-    "oat milk ... cow's milk" / "almond milk ... goat's milk", "sink ... plunger" /
-    "shower drain ... snake": each replacement keeps the frame of the request and
-    swaps what it is about. A paraphrase that keeps the frame swaps near-synonyms
-    ("draft ... regarding" / "write ... about"); :func:`contrast` asks the embedding
-    model which it is. Returns the (a, b) pairs of replaced words, or [] for another edit.
-    """
-    sa, sb = [_stem(w) for w in ca], [_stem(w) for w in cb]
-    ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
-    if any(tag in ("insert", "delete") for tag, *_ in ops):
-        return []
-    spans = [(ca[i1:i2], cb[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
-    kept = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
-    if (
-        len(spans) < 2
-        or any(max(_elements(x), _elements(y)) > 2 for x, y in spans)
-        or kept < sum(len(x) for x, _ in spans)
-    ):
-        return []
-    return [(" ".join(x), " ".join(y)) for x, y in spans]
 
 
 def _near_synonym(
@@ -421,67 +357,9 @@ def _near_synonym(
     return any(_cosine(vectors[2 * i], vectors[2 * i + 1]) >= threshold for i in range(len(pairs)))
 
 
-def _sentences(sequence: list[str]) -> list[tuple[str, ...]]:
-    out: list[tuple[str, ...]] = []
-    current: list[str] = []
-    for word in [*sequence, _END]:
-        if word != _END:
-            current.append(word)
-        elif current:
-            out.append(tuple(current))
-            current = []
-    return out
-
-
-def _replaced_sentence(wa: list[str], wb: list[str]) -> tuple[str, str] | None:
-    """The one sentence each side says otherwise, beside a sentence both keep, or None.
-
-    "Which produces more methane, landfills or cattle? Answer in a paragraph." /
-    "... Give me just the numbers in a table.": the question is kept and the other
-    sentence, an output format here, replaced as a whole. ``wa`` and ``wb`` are word
-    sequences with ``_END`` at each sentence end. The kept sentence must have two words
-    or more beside the replaced one (a role prefix, "human:", is one word), so a request
-    of one sentence never has this shape. A paraphrase rewrites the question or moves
-    the format clause into it; :func:`contrast` asks the model whether the two
-    sentences are rewordings of each other.
-    """
-    sa, sb = _sentences(wa), _sentences(wb)
-    n = min(len(sa), len(sb))
-    head = next((i for i in range(n) if sa[i] != sb[i]), n)
-    tail = next((j for j in range(n - head) if sa[-1 - j] != sb[-1 - j]), n - head)
-    if len(sa) - head - tail != 1 or len(sb) - head - tail != 1:
-        return None
-    before = sa[head - 1] if head else ()
-    after = sa[len(sa) - tail] if tail else ()
-    if max(len(before), len(after)) < 2:
-        return None
-    return " ".join(sa[head]), " ".join(sb[head])
-
-
 def _cosine(a: list[float], b: list[float]) -> float:
     norm = math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
     return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
-
-
-def _appended(sa: list[str], sb: list[str]) -> bool:
-    """Whether one side is the other with content words appended to one of its sentences.
-
-    ``sa`` and ``sb`` are content words with ``_END`` at each sentence end. A request
-    that keeps every content word of another and appends some at the end of a
-    sentence asks for more: a unit ("... in hours?"), a constraint ("... that is
-    gluten-free"), a qualifier. Paraphrases add words in front ("which city is...",
-    "what are the steps to...") or a sentence of their own; neither counts.
-    """
-    ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
-    changed = [op for op in ops if op[0] != "equal"]
-    if len(changed) != 1 or changed[0][0] not in ("insert", "delete"):
-        return False
-    tag, i1, i2, j1, j2 = changed[0]
-    longer, start, end = (sb, j1, j2) if tag == "insert" else (sa, i1, i2)
-    after_word = start > 0 and longer[start - 1] != _END
-    return (
-        after_word and _END not in longer[start:end] and (end == len(longer) or longer[end] == _END)
-    )
 
 
 def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
@@ -498,7 +376,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         A short reason (``"numbers differ"``, ``"negation differs"``...) or None.
     """
     fa, fb = _features(a), _features(b)
-    if fa.numbers != fb.numbers:
+    if fa.numbers != fb.numbers and not _numbers_moved(fa, fb):
         return "numbers differ"
     if fa.times != fb.times:
         return "dates or times differ"
@@ -532,7 +410,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         # the same words, one side in the future and no date to pin both to one time:
         # "Is the power back on?" asks about now, "Will the power be back on?" about later
         return "tense differs"
-    if ca != cb and Counter(ca) == Counter(cb):
+    if ca != cb and Counter(ca) == Counter(cb) and not _fronted(_content(fa), _content(fb)):
         return "same words, other order"
     if _roles_swapped([w[:_PREFIX] for w in ca], [w[:_PREFIX] for w in cb]):
         return "same words, other order"
@@ -554,12 +432,6 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     return _few_words(a, b, fa.words, fb.words, embed)
 
 
-def _edit_size(wa: list[str], wb: list[str]) -> int:
-    """How many words differ: a run replaced, added or dropped counts its longer side."""
-    ops = difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()
-    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
-
-
 def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None) -> str | None:
     """Why a difference of a word or two that no cue class explains matters, or None.
 
@@ -574,6 +446,10 @@ def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None
     content = sum(w not in _STOP for w in wa) - sum(w not in _STOP for w in wb)
     if size == 1 and content in (-1, 1):
         return "a word added or dropped"
+    dropped, added = _left_over(wa, wb)
+    one_side = dropped + added if not (dropped and added) else []
+    if 0 < len(one_side) <= 2 and any(w not in _STOP for w in one_side):
+        return "a word added or dropped" if len(one_side) == 1 else "words added or dropped"
     if embed is None or not 0 < size <= 3:
         return None
     la, lb = a.split("\n"), b.split("\n")

@@ -12,6 +12,7 @@ from functools import cached_property
 
 from psycopg import sql
 
+from langgraph_actionckpt.checkpoints.blobs import VERSION_LEN
 from langgraph_actionckpt.checkpoints.rows import CHECKPOINT_COLUMNS, VALUE_COLUMNS
 from langgraph_actionckpt.checkpoints.sql_base import REF_TYPE
 from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
@@ -21,10 +22,12 @@ from langgraph_actionckpt.checkpoints.sql_maintenance import MaintenanceQueries
 # (a full value has snap_version NULL and yields only itself). LATERAL keeps the
 # plan a primary-key lookup followed by one index range scan, whatever the stats.
 # A delta row stores snap_version without its counter's leading zeros
-# (blobs.stored_snap): every statement reads it as lpad(snap_version, 25, '0').
+# (blobs.stored_snap): every statement reads it as lpad(snap_version, {vlen}, '0'),
+# with {vlen} the length of a whole version (blobs.VERSION_LEN).
+_VLEN = sql.Literal(VERSION_LEN)
 _BLOB_CHAIN = """
     CROSS JOIN LATERAL (
-        SELECT tb.version, COALESCE(lpad(tb.snap_version, 25, '0'), tb.version) AS lo
+        SELECT tb.version, COALESCE(lpad(tb.snap_version, {vlen}, '0'), tb.version) AS lo
         FROM {s}.blobs tb
         WHERE tb.thread_id = %(thread_id)s AND tb.checkpoint_ns = {t}.checkpoint_ns
           AND tb.channel = {t}.channel AND tb.version = {t}.version
@@ -256,7 +259,8 @@ class Queries(PutQueries):
                 FROM unnest(c.channels, c.versions) AS u(channel, version)
                 -- inline values (empty version) live in the checkpoint itself
                 CROSS JOIN LATERAL (
-                    SELECT tb.version, lpad(tb.snap_version, 25, '0') AS snap_version, tb.list_len
+                    SELECT tb.version, tb.list_len,
+                           lpad(tb.snap_version, {vlen}, '0') AS snap_version
                     FROM {s}.blobs tb
                     WHERE u.version <> '' AND tb.thread_id = %(thread_id)s
                       AND tb.checkpoint_ns = c.checkpoint_ns
@@ -293,6 +297,7 @@ class Queries(PutQueries):
             values=sql.SQL(VALUE_COLUMNS),
             where=sql.SQL(where),
             writes=self.writes_lateral,
+            vlen=_VLEN,
         )
 
     @functools.lru_cache(maxsize=4)  # noqa: B019
@@ -308,7 +313,7 @@ class Queries(PutQueries):
                        AS u(channel, version)) t
             {chain}
             """,
-            chain=sql.SQL(_BLOB_CHAIN).format(s=self.ident, t=sql.Identifier("t")),
+            chain=sql.SQL(_BLOB_CHAIN).format(s=self.ident, t=sql.Identifier("t"), vlen=_VLEN),
         )
 
     @functools.lru_cache(maxsize=64)  # noqa: B019
@@ -359,7 +364,8 @@ class Queries(PutQueries):
                 FROM unnest(%(ns)s::text[], %(channels)s::text[], %(versions)s::text[])
                      AS t(checkpoint_ns, channel, version)
                 CROSS JOIN LATERAL (
-                    SELECT tb.version, COALESCE(lpad(tb.snap_version, 25, '0'), tb.version) AS lo
+                    SELECT tb.version,
+                           COALESCE(lpad(tb.snap_version, {vlen}, '0'), tb.version) AS lo
                     FROM {s}.blobs tb
                     WHERE tb.thread_id = %(thread_id)s AND tb.checkpoint_ns = t.checkpoint_ns
                       AND tb.channel = t.channel AND tb.version = t.version
@@ -376,7 +382,8 @@ class Queries(PutQueries):
                   AND b.channel = r.channel AND b.version >= r.lo AND b.version <= r.hi
                 OFFSET 0
             ) b
-            """
+            """,
+            vlen=_VLEN,
         )
 
     # --------------------------------------------------------- delta history

@@ -6,6 +6,7 @@ from functools import cached_property
 
 from psycopg import sql
 
+from langgraph_actionckpt.checkpoints.blobs import VERSION_LEN
 from langgraph_actionckpt.checkpoints.sql_base import COPIED_COLUMNS, SchemaSQL
 
 
@@ -93,7 +94,7 @@ class MaintenanceQueries(SchemaSQL):
             ), targets AS MATERIALIZED (
                 SELECT u.thread_id, u.checkpoint_ns, u.channel, u.version, nb.snap_version
                 FROM used u CROSS JOIN LATERAL (
-                    SELECT lpad(nb.snap_version, 25, '0') AS snap_version FROM {s}.blobs nb
+                    SELECT lpad(nb.snap_version, {vlen}, '0') AS snap_version FROM {s}.blobs nb
                     WHERE nb.thread_id = u.thread_id AND nb.checkpoint_ns = u.checkpoint_ns
                       AND nb.channel = u.channel AND nb.version = u.version
                 ) nb
@@ -125,6 +126,7 @@ class MaintenanceQueries(SchemaSQL):
                   AND f.channel = b.channel AND f.version = b.version)
             """,
             unnest=self.writes_unnest,
+            vlen=sql.Literal(VERSION_LEN),
         )
 
     @cached_property

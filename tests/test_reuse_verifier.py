@@ -18,7 +18,7 @@ import pytest
 
 from examples.fake_openai.models import ScriptedChatModel, read_calls
 from langgraph_actionckpt import ActionSaver
-from langgraph_actionckpt.reuse import SemanticReuse, contrast
+from langgraph_actionckpt.reuse import SemanticReuse, contrast, language
 
 from .conftest import drop_schema, new_schema_name
 from .test_reuse import embeddings, llm_graph, llm_row, needs_model
@@ -291,8 +291,9 @@ REFUSED_ROUND_6 = [
 SERVED_ROUND_6 = [
     ("future-reworded", "Will the landlord renew the lease?",
      "Is the landlord going to renew the lease?"),
-    ("paraphrase-in-hindi", "क्या पास वाला डाकघर अभी खुला है?", "क्या नज़दीकी डाकघर इस समय खुला है?"),
 ]  # fmt: skip
+# served up to round 7; since round 8 a language the contrast check does not read is refused
+PARAPHRASE_IN_HINDI = ("क्या पास वाला डाकघर अभी खुला है?", "क्या नज़दीकी डाकघर इस समय खुला है?")
 
 
 def test_words_keep_their_combining_marks() -> None:
@@ -319,7 +320,8 @@ def test_one_word_added_is_refused_in_any_language() -> None:
 @needs_model
 def test_the_model_reads_a_small_difference(embeddings: Any) -> None:
     a, b = REFUSED_ROUND_6[3][1:3]
-    assert contrast(f"human: {a}", f"human: {b}") is None  # no cue list knows Korean tense
+    # no cue list knows Korean tense: without the model, only the language refuses it
+    assert contrast(f"human: {a}", f"human: {b}") == "language not read (ko)"
     assert contrast(f"human: {a}", f"human: {b}", embeddings.embed_documents) == (
         "past tense differs (model)"
     )
@@ -388,3 +390,66 @@ def test_inflected_words_added_or_dropped() -> None:
 @needs_model
 def test_round_7_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
     served_and_refused(pg18_dsn, tmp_path, embeddings, SERVED_ROUND_7, REFUSED_ROUND_7, "round7")
+
+
+# Round 8 (issue #34): a language the contrast check does not read is refused unless the words
+# are the same; development examples of sets #5-#7 that were served wrongly, and paraphrases in
+# languages it reads that must still be served.
+REFUSED_ROUND_8 = [
+    ("finnish-past", "Onko kulman apteekki nyt auki?", "Oliko kulman apteekki auki?",
+     "language not read (fi)"),
+    ("swahili-all", "Je, duka la dawa la kona liko wazi sasa?",
+     "Je, maduka yote ya dawa ya kona yako wazi sasa?", "language not read (sw)"),
+    ("ukrainian-accounts-swapped", "Переведи 1000 гривень з мого рахунку на рахунок Олени.",
+     "Переведи 1000 гривень з рахунку Олени на мій рахунок.", "language not read (uk)"),
+    ("hebrew-past", "האם בית המרקחת בפינה פתוח עכשיו?", "האם בית המרקחת בפינה היה פתוח?",
+     "language not read (he)"),
+    ("hindi-paraphrase", *PARAPHRASE_IN_HINDI, "language not read (hi)"),
+]  # fmt: skip
+SERVED_ROUND_8 = [
+    # short requests in a language the check reads, which a language model alone would misplace
+    ("short-english", "Convert 120 EUR to INR.", "What is 120 EUR worth in INR?"),
+    ("russian-read", "Сколько стоят 2 билета в театр?", "Какова цена двух билетов в театр?"),
+    ("portuguese-read", "Pague a conta de internet de 150 reais.",
+     "Faça o pagamento da conta de internet de 150 reais."),
+    # a count joined to its noun
+    ("count-hyphenated", "Find two-bedroom flats near the central station.",
+     "Show me 2-bedroom apartments close to the central station."),
+    ("once-as-a-conjunction", "Can I plant the beans outside after May 15?",
+     "Is it OK to plant beans outdoors once May 15 has passed?"),
+]  # fmt: skip
+
+
+# the Hindi paraphrase needs the model (without it, "elements replaced" refuses it first)
+@pytest.mark.parametrize(
+    ("a", "b", "why"), [c[1:] for c in REFUSED_ROUND_8[:4]], ids=[c[0] for c in REFUSED_ROUND_8[:4]]
+)
+def test_a_language_the_check_does_not_read_is_refused(a: str, b: str, why: str) -> None:
+    assert contrast(f"human: {a}", f"human: {b}") == why
+    # the same words are still the same request, in any language
+    assert contrast(f"human: {a}", f"human:  {a.replace(' ', '  ')}") is None
+
+
+def test_the_language_is_read_from_the_lines_that_differ() -> None:
+    system = "\nsystem: You are a helpful assistant. Answer briefly."
+    a, b = REFUSED_ROUND_8[0][1:3]
+    # an English system prompt both share does not make a Finnish question English
+    assert contrast(f"human: {a}{system}", f"human: {b}{system}") == "language not read (fi)"
+    assert language.language_of("Onko kulman apteekki nyt auki?") == "fi"
+    assert language.read_share("Is the corner pharmacy open now?") > language.READ_SHARE
+
+
+def test_a_count_joined_to_its_noun_is_a_number() -> None:
+    assert contrast("human: Find 2-bedroom flats.", "human: Find 3-bedroom flats.") == (
+        "numbers differ"
+    )
+    assert contrast("human: Pay the forty-dollar fine.", "human: Pay the 40 dollar fine.") is None
+    # "once" against "twice" still counts
+    assert contrast("human: Water it once a day.", "human: Water it twice a day.") == (
+        "numbers differ"
+    )
+
+
+@needs_model
+def test_round_8_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
+    served_and_refused(pg18_dsn, tmp_path, embeddings, SERVED_ROUND_8, REFUSED_ROUND_8, "round8")

@@ -77,7 +77,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from langgraph_actionckpt.reuse import judge, structure
+from langgraph_actionckpt.reuse import judge, language, structure
 from langgraph_actionckpt.reuse.edits import (
     _END,
     _appended,
@@ -113,7 +113,7 @@ _ONE = "one"  # the word "one" among numbers: maybe a pronoun or an article
 
 # English words for counts and orders that are not cardinals (those are in .structure)
 _NUMBER_WORDS = {
-    "half": "0.5", "once": "x1", "twice": "x2", "first": "#1", "second": "#2",
+    "half": "0.5", "twice": "x2", "first": "#1", "second": "#2",
     "third": "#3", "single": "1", "double": "x2", "triple": "x3", "pair": "2", "couple": "2",
 }  # fmt: skip
 _TIME_WORDS = {
@@ -429,7 +429,13 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     sb = [_stem(w) for w in fb.sequence if w not in _STOP]
     if _appended(sa, sb):
         return "words appended"
-    return _few_words(a, b, fa.words, fb.words, embed)
+    reason = _few_words(a, b, fa.words, fb.words, embed)
+    if reason is None and fa.words != fb.words:
+        # the rules above know the closed classes of ten languages; in another, a tense or
+        # an "all" is a word they cannot tell from a paraphrase's
+        code = language.unread(a, b)
+        reason = None if code is None else f"language not read ({code})"
+    return reason
 
 
 def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None) -> str | None:

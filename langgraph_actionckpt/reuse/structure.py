@@ -386,6 +386,23 @@ def _cardinal(token: str) -> int | None:
     return None if value is None else int(value)
 
 
+def _split_count(token: str) -> list[str]:
+    """A count joined to its noun, cut in two: "two-bedroom" and "2-bedroom" are 2 and a word.
+
+    Written in words, the count would otherwise stay inside the word ("forty-dollar",
+    "64-euro"), and a paraphrase writing it apart would look like another number.
+    """
+    parts = token.split("-")
+    if len(parts) < 2:
+        return [token]
+    count = 1 if parts[0].isdecimal() else 0
+    while count < len(parts) and _cardinal(parts[count]) is not None and not parts[0].isdecimal():
+        count += 1
+    if 0 < count < len(parts) and any(c.isalpha() for c in parts[count]):
+        return ["-".join(parts[:count]), "-".join(parts[count:])]
+    return [token]
+
+
 def merge_numbers(tokens: list[str]) -> list[str]:
     """Tokens with each compound number written in words as one number in digits.
 
@@ -393,6 +410,7 @@ def merge_numbers(tokens: list[str]) -> list[str]:
     after a count, or units after tens, make one number, in any language whose
     cardinals this module knows; "200" and "two hundred" are then the same.
     """
+    tokens = [part for token in tokens for part in _split_count(token)]
     out: list[str] = []
     i = 0
     while i < len(tokens):

@@ -453,3 +453,59 @@ def test_a_count_joined_to_its_noun_is_a_number() -> None:
 @needs_model
 def test_round_8_rules_end_to_end(pg18_dsn: str, tmp_path: Path, embeddings: Any) -> None:
     served_and_refused(pg18_dsn, tmp_path, embeddings, SERVED_ROUND_8, REFUSED_ROUND_8, "round8")
+
+
+# Round 9 (issue #34): development examples (sets #1-#8) a paraphrase's shape refused.
+def _c(a: str, b: str) -> str | None:
+    return contrast(f"human: {a}", f"human: {b}")
+
+
+def test_days_of_the_month_in_any_english_form_are_one_date() -> None:
+    assert _c(
+        "Book 2 cleanings for the kids on April 3.",
+        "On the third of April, book two cleanings for the kids.",
+    ) is None  # fmt: skip
+    assert (
+        _c("Order 10 passes for January 22.", "Order ten passes for the 22nd of January.") is None
+    )
+    assert _c("Send it on 21 October.", "Send it on October 21.") is None
+    assert _c("Send it on the twenty-first of May.", "Send it on May 21.") is None
+    # another day is another number
+    assert _c("Book 2 cleanings on the 3rd of April.", "Book 2 cleanings on April 13.") == (
+        "numbers differ"
+    )
+
+
+def test_a_perfect_and_a_simple_past_ask_whether_it_is_done() -> None:
+    assert _c("Has the vet vaccinated the yearling?", "Did the vet vaccinate the yearling?") != (
+        "tense differs"
+    )
+    # a present, a past perfect or a past with a time is still another tense
+    assert _c("Is the shop open?", "Was the shop open?") == "tense differs"
+    assert _c("Has the package arrived?", "Had the package arrived?") == "tense differs"
+    assert _c("Has the package arrived?", "Did the package arrive yesterday?") is not None
+
+
+def test_going_to_is_a_future() -> None:
+    assert _c(
+        "Has the lab finished Mr. Brandt's night guard?",
+        "Is the lab going to finish Mr. Brandt's night guard?",
+    ) == "tense differs"  # fmt: skip
+    assert _c(
+        "Will the landlord renew the lease?", "Is the landlord going to renew the lease?"
+    ) is (None)
+
+
+def test_a_frequency_written_two_ways_is_one_time() -> None:
+    assert (
+        _c(
+            "How much is my home insurance premium in euros per month?",
+            "What's my monthly home insurance premium in euros?",
+        )
+        is None
+    )
+    assert _c("Start the vacuum at 9 am.", "Start the vacuum at 9 in the morning.") != (
+        "dates or times differ"
+    )
+    assert _c("Water the plants daily.", "Water the plants weekly.") == "dates or times differ"
+    assert _c("Start the vacuum at 9 am.", "Start the vacuum at 9 pm.") == "dates or times differ"

@@ -123,9 +123,16 @@ _TIME_WORDS = {
     "morning", "afternoon", "evening", "night", "noon", "midnight", "weekend", "weekday",
     "am", "pm", "last", "next", "previous", "week", "month", "year", "hour", "minute",
     "daily", "weekly", "monthly", "yearly", "annual", "quarter", "q1", "q2", "q3", "q4",
-    "winter", "spring", "summer", "autumn", "fall",
+    "winter", "spring", "summer", "autumn", "fall", "day",
 }  # fmt: skip
+# one time written two ways: "annual" / "per year", "9 am" / "9 in the morning"
+_SAME_TIME = {
+    "annual": "year", "yearly": "year", "monthly": "month", "weekly": "week", "daily": "day",
+    "am": "morning", "tonight": "evening",
+}  # fmt: skip
+_EVERY = frozenset({"annual", "yearly", "monthly", "weekly", "daily"})
 _NEGATIONS = structure.NEGATIONS | {"avoid", "refuse", "stop"}
+_SIMPLE_PAST = frozenset({"did", "was", "were"})  # the English past auxiliaries
 # Groups of (one side, the other side): a request using words of only one side
 # against one using words of only the other is refused.
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
@@ -269,7 +276,9 @@ def _features(text: str) -> _Features:
             f.numbers.append(_NUMBER_WORDS[low])
             f.placed.append(len(f.sequence) - 1)
         elif low in _TIME_WORDS:
-            f.times.add(low)
+            f.times.add(_SAME_TIME.get(low, low))
+            if low in _EVERY:  # "monthly" is "each month", "per month"
+                f.cues.add("universal")
         elif ("_" in tok or "." in tok[1:-1]) and len(tok) > 2:
             f.names.append((low, False))
         elif tok[0].isupper() and low != "i" and tok not in _ACRONYMS:
@@ -284,6 +293,8 @@ def _features(text: str) -> _Features:
         previous = low
         start = False
     _unspaced_cues(text, f)
+    if _going_to(f.words):
+        f.cues.add("future")
     if sum(not initial for _, initial in capitalised) * 3 <= inner:
         f.names.extend(capitalised)
     return f
@@ -347,6 +358,27 @@ def _future_against_perfect(a: set[str], b: set[str]) -> bool:
     )
 
 
+def _perfect_against_past(fa: _Features, fb: _Features) -> bool:
+    """A perfect against a simple past: "Has the lab finished ...?" / "Did the lab finish ...?".
+
+    Both ask whether it is done. A past with a time ("yesterday", "ago"), a past perfect
+    ("had") or a present ("Is ... open?" / "Was ... open?") is still another tense.
+    """
+    for x, y in ((fa, fb), (fb, fa)):
+        past = {w for w in y.words if w in structure.CUES["past"]}
+        if "perfect" in x.cues - y.cues and "past" not in x.cues and past and past <= _SIMPLE_PAST:
+            return True
+    return False
+
+
+def _going_to(words: list[str]) -> bool:
+    """A future written "going to" and a verb ("Is the lab going to finish ...?")."""
+    return any(
+        w == "going" and nxt == "to" and after not in _STOP
+        for w, nxt, after in zip(words, words[1:], words[2:], strict=False)
+    )
+
+
 def _near_synonym(
     pairs: list[tuple[str, str]], embed: Embed | None, threshold: float = SYNONYM
 ) -> bool:
@@ -383,7 +415,9 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     if fa.negations % 2 != fb.negations % 2:
         return "negation differs"
     differs = fa.cues ^ fb.cues
-    if "past" in differs or _future_against_perfect(fa.cues, fb.cues):
+    if ("past" in differs and not _perfect_against_past(fa, fb)) or _future_against_perfect(
+        fa.cues, fb.cues
+    ):
         return "tense differs"
     if differs & {"universal", "some"}:
         return "quantifier differs"

@@ -284,10 +284,47 @@ def _currency_words(text: str) -> str:
     )
 
 
+_MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}  # fmt: skip
+_DAY = (
+    r"(?:\d{1,2}(?:st|nd|rd|th)|(?:(?:twenty|thirty)[- ])?(?:"
+    + "|".join(sorted(_ORDINALS, key=len, reverse=True))
+    + "))"
+)
+# English day-of-month forms, each rewritten as "<month> <day>": "the third of April",
+# "April the 3rd", "3 April"; and "22nd" alone as 22
+_DATES = (
+    (re.compile(rf"\b(?:the\s+)?({_DAY})\s+of\s+({_MONTH})\b", re.I), 2, 1),
+    (re.compile(rf"\b({_MONTH})\s+(?:the\s+)?({_DAY})\b", re.I), 1, 2),
+    (re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\b", re.I), 2, 1),
+)
+_SUFFIXED = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
+
+
+def _day(text: str) -> str:
+    """The day of month an ordinal names, in digits ("third", "twenty-first", "3rd")."""
+    words = re.split(r"[- ]", text.lower())
+    if words[-1] in _ORDINALS:
+        return str(sum(_CARDINALS.get(w, 0) for w in words[:-1]) + _ORDINALS[words[-1]])
+    return _SUFFIXED.sub(r"\1", text)
+
+
+def _dates(text: str) -> str:
+    """Days of the month in one form, so that a paraphrase moving or spelling them agrees."""
+    for pattern, month, day in _DATES:
+        text = pattern.sub(lambda m, mo=month, d=day: f"{m.group(mo)} {_day(m.group(d))}", text)
+    return _SUFFIXED.sub(r"\1", text)
+
+
 def normalize(text: str) -> str:
-    """NFKC (full-width letters and digits become ASCII) and symbols as words."""
+    """NFKC (full-width letters and digits become ASCII), symbols as words, dates in one form."""
     text = _SYMBOLS.sub(lambda m: _SYMBOL_WORDS[m.group(0)], unicodedata.normalize("NFKC", text))
-    return _currency_words(text)
+    return _dates(_currency_words(text))
 
 
 def is_han(char: str) -> bool:

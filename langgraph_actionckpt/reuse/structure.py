@@ -18,6 +18,7 @@ from __future__ import annotations
 # ruff: noqa: RUF001  (the point of this module is characters of other scripts)
 import re
 import unicodedata
+from functools import partial
 
 __all__ = [
     "CUES",
@@ -314,10 +315,14 @@ def _day(text: str) -> str:
     return _SUFFIXED.sub(r"\1", text)
 
 
+def _month_day(match: re.Match[str], month: int, day: int) -> str:
+    return f"{match.group(month)} {_day(match.group(day))}"
+
+
 def _dates(text: str) -> str:
     """Days of the month in one form, so that a paraphrase moving or spelling them agrees."""
     for pattern, month, day in _DATES:
-        text = pattern.sub(lambda m, mo=month, d=day: f"{m.group(mo)} {_day(m.group(d))}", text)
+        text = pattern.sub(partial(_month_day, month=month, day=day), text)
     return _SUFFIXED.sub(r"\1", text)
 
 

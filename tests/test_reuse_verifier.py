@@ -509,3 +509,38 @@ def test_a_frequency_written_two_ways_is_one_time() -> None:
     )
     assert _c("Water the plants daily.", "Water the plants weekly.") == "dates or times differ"
     assert _c("Start the vacuum at 9 am.", "Start the vacuum at 9 pm.") == "dates or times differ"
+
+
+# Round 10 (issue #34): development examples (sets #8, #9), each refused by the rule named.
+REFUSED_ROUND_10 = [
+    ("clause-appended-and-format-changed",
+     "Is cosmic bowling more expensive than regular bowling? Keep it to one line.",
+     "Is cosmic bowling more expensive than regular bowling on weekends? "
+     "Give me the full price list.", "words appended"),
+    ("perfect-against-progressive", "Has the game master reset the padlock in the Pharaoh room?",
+     "Is the game master resetting the padlock in the Pharaoh room?", "tense differs"),
+    ("spanish-go-future", "¿Ya ha arreglado el fontanero la caldera?",
+     "¿Va a arreglar el fontanero la caldera?", "tense differs"),
+    ("french-go-future", "Le garagiste a-t-il déjà changé les pneus de ma voiture ?",
+     "Le garagiste va-t-il changer les pneus de ma voiture ?", "tense differs"),
+    ("russian-cards-swapped", "Переведи 3000 рублей с моей карты на карту Ольги.",
+     "Переведи 3000 рублей с карты Ольги на мою карту.", "same words, other order"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "why"), [c[1:] for c in REFUSED_ROUND_10], ids=[c[0] for c in REFUSED_ROUND_10]
+)
+def test_round_10_refusals(a: str, b: str, why: str) -> None:
+    assert _c(a, b) == why
+    assert _c(b, a) == why
+
+
+def test_a_title_abbreviation_ends_no_sentence() -> None:
+    # "Mr." is inside the sentence, so "done at the lab" is no words appended to a sentence
+    assert _c(
+        "Has the lab finished Mr. Brandt's night guard?",
+        "Is Mr. Brandt's night guard done at the lab?",
+    ) != "words appended"  # fmt: skip
+    # an English "a" or "he" is no French or Spanish perfect
+    assert _c("Has the parcel arrived?", "Did a parcel arrive?") != "tense differs"

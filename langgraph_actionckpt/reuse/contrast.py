@@ -83,6 +83,7 @@ from langgraph_actionckpt.reuse.edits import (
     _appended,
     _edit_size,
     _fronted,
+    _inflected,
     _left_over,
     _prefix_swapped,
     _replaced_sentence,
@@ -109,6 +110,7 @@ _TOKEN = re.compile(
     r"|[.!?;\n。！？；]"  # noqa: RUF001
 )
 _SENT_END = {".", "!", "?", ";", "\n", "。", "！", "？", "；"}  # noqa: RUF001
+_TITLE = re.compile(r"[A-Z][a-z]{1,2}")  # "Mr." "Mrs." "Dr." "St.": no sentence ends there
 _ONE = "one"  # the word "one" among numbers: maybe a pronoun or an article
 
 # English words for counts and orders that are not cardinals (those are in .structure)
@@ -133,6 +135,13 @@ _SAME_TIME = {
 _EVERY = frozenset({"annual", "yearly", "monthly", "weekly", "daily"})
 _NEGATIONS = structure.NEGATIONS | {"avoid", "refuse", "stop"}
 _SIMPLE_PAST = frozenset({"did", "was", "were"})  # the English past auxiliaries
+_BE_PRESENT = frozenset({"is", "are", "am"})
+# the present of "go" that makes a future with an infinitive, in Spanish, French, Portuguese
+_GO_ES = frozenset({"voy", "vas", "va", "vamos", "vais", "van"})
+_GO_FR = frozenset({"vais", "vas", "va", "allons", "allez", "vont"})
+_GO_PT = frozenset({"vou", "vai", "vamos", "vão"})
+_INFINITIVE_FR = ("er", "ir", "re")
+_INFINITIVE_PT = ("ar", "er", "ir")
 # Groups of (one side, the other side): a request using words of only one side
 # against one using words of only the other is refused.
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
@@ -221,7 +230,8 @@ def _tokens(text: str) -> list[str]:
         tail = tok[len(core) :]
         if core:
             out.extend(structure.split_han(core))
-        if tail.startswith((".", ":")):
+        abbreviation = tail.startswith(".") and _TITLE.fullmatch(core) is not None
+        if tail.startswith((".", ":")) and not abbreviation:
             out.append("\n" if tail.startswith(":") else ".")
     return structure.merge_numbers(out)
 
@@ -239,6 +249,7 @@ class _Features:
     negations: int = 0
     cues: set[str] = field(default_factory=set)  # grammatical classes: past, universal...
     units: set[str] = field(default_factory=set)
+    progressive: bool = False
 
 
 def _features(text: str) -> _Features:
@@ -295,6 +306,7 @@ def _features(text: str) -> _Features:
     _unspaced_cues(text, f)
     if _going_to(f.words):
         f.cues.add("future")
+    f.progressive = _progressive(f.words)
     if sum(not initial for _, initial in capitalised) * 3 <= inner:
         f.names.extend(capitalised)
     return f
@@ -371,11 +383,46 @@ def _perfect_against_past(fa: _Features, fb: _Features) -> bool:
     return False
 
 
+def _same_forms(pa: list[str], pb: list[str]) -> list[str]:
+    """``pb`` with each word only it has written as the form ``pa`` has, where one matches.
+
+    "моей карты на карту Ольги" / "карты Ольги на мою карту": "мою" is "моей" in
+    another case, so the two sides trade the same words.
+    """
+    only_a = [x for x in pa if x not in pb]
+    out = []
+    for y in pb:
+        match = None if y in pa else next((x for x in only_a if _inflected(x, y)), None)
+        if match is not None:
+            only_a.remove(match)
+        out.append(match or y)
+    return out
+
+
 def _going_to(words: list[str]) -> bool:
-    """A future written "going to" and a verb ("Is the lab going to finish ...?")."""
+    """A future written with "go" and a verb: "Is the lab going to finish ...?", Spanish "va
+    a arreglar", French "va-t-il changer", Portuguese "vai consertar"."""
     return any(
-        w == "going" and nxt == "to" and after not in _STOP
-        for w, nxt, after in zip(words, words[1:], words[2:], strict=False)
+        (w == "going" and nxt == "to" and after not in _STOP)
+        or (w in _GO_ES and nxt == "a")
+        or ((w in _GO_FR or w.startswith(("va-t-", "vont-"))) and nxt.endswith(_INFINITIVE_FR))
+        or (w in _GO_PT and nxt.endswith(_INFINITIVE_PT))
+        for w, nxt, after in zip(words, words[1:], [*words[2:], ""], strict=False)
+    )
+
+
+def _progressive(words: list[str]) -> bool:
+    """A present progressive: a form of "be" and a word in "-ing" ("Is ... resetting ...?")."""
+    return any(w in _BE_PRESENT for w in words) and any(
+        len(w) > 5 and w.endswith("ing") for w in words
+    )
+
+
+def _perfect_against_progressive(fa: _Features, fb: _Features) -> bool:
+    """ "Has the game master reset ...?" asks what is done; "Is ... resetting ...?" what goes on."""
+    return any(
+        "perfect" in x.cues - y.cues and y.progressive and not x.progressive
+        for x, y in ((fa, fb), (fb, fa))
     )
 
 
@@ -415,8 +462,10 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     if fa.negations % 2 != fb.negations % 2:
         return "negation differs"
     differs = fa.cues ^ fb.cues
-    if ("past" in differs and not _perfect_against_past(fa, fb)) or _future_against_perfect(
-        fa.cues, fb.cues
+    if (
+        ("past" in differs and not _perfect_against_past(fa, fb))
+        or _future_against_perfect(fa.cues, fb.cues)
+        or _perfect_against_progressive(fa, fb)
     ):
         return "tense differs"
     if differs & {"universal", "some"}:
@@ -446,7 +495,8 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "tense differs"
     if ca != cb and Counter(ca) == Counter(cb) and not _fronted(_content(fa), _content(fb)):
         return "same words, other order"
-    if _roles_swapped([w[:_PREFIX] for w in ca], [w[:_PREFIX] for w in cb]):
+    pa = [w[:_PREFIX] for w in ca]
+    if _roles_swapped(pa, _same_forms(pa, [w[:_PREFIX] for w in cb])):
         return "same words, other order"
     edit = _small_edit(ca, cb) or _small_edit(fa.words, fb.words, replaced_only=True)
     if edit is not None:

@@ -147,6 +147,11 @@ def _appended(sa: list[str], sb: list[str]) -> bool:
     """
     ops = difflib.SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes()
     changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) > 1 and sa.count(_END) == sb.count(_END) > 1:
+        # one sentence of several with words appended is enough ("... bowling on weekends?
+        # Give me the full price list." for "... bowling? Keep it to one line.")
+        pairs = zip(_sentences(sa), _sentences(sb), strict=False)
+        return any(_appended([*x, _END], [*y, _END]) for x, y in pairs)
     if len(changed) != 1 or changed[0][0] not in ("insert", "delete"):
         return False
     tag, i1, i2, j1, j2 = changed[0]

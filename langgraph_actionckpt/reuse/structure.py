@@ -123,7 +123,14 @@ CUES: dict[str, frozenset[str]] = {
         will shall won't wird werden werde wirst будет будут буду будем سوف
         """
     ),
-    "perfect": _words("has have hasn't haven't hat haben habe hast"),
+    "perfect": _words(
+        """
+        has have hasn't haven't hat haben habe hast
+        ha hemos habéis han
+        avons avez ont a-t-il a-t-elle a-t-on ont-ils ont-elles
+        ho hai abbiamo avete hanno
+        """
+    ),
     "universal": _words(
         """
         all every each per entire whole any both everyone everything

@@ -544,3 +544,23 @@ def test_a_title_abbreviation_ends_no_sentence() -> None:
     ) != "words appended"  # fmt: skip
     # an English "a" or "he" is no French or Spanish perfect
     assert _c("Has the parcel arrived?", "Did a parcel arrive?") != "tense differs"
+
+
+# Round 11 (issue #34): futures and progressives of set #10 (development data).
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Is the child seat fitted in the minivan?",
+         "Is the child seat going to be fitted in the minivan?"),
+        ("Has the new tiger cub been named?", "Is the new tiger cub about to be named?"),
+        ("Have the baby formula shelves been restocked?",
+         "Are the baby formula shelves being restocked?"),
+    ],
+)  # fmt: skip
+def test_going_to_be_about_to_be_and_being_are_tenses(a: str, b: str) -> None:
+    assert _c(a, b) == "tense differs"
+    assert _c(b, a) == "tense differs"
+    # "going to" a place is no future
+    assert _c("Is the bus going to the airport?", "Does the bus go to the airport?") != (
+        "tense differs"
+    )

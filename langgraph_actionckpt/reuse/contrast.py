@@ -136,6 +136,7 @@ _EVERY = frozenset({"annual", "yearly", "monthly", "weekly", "daily"})
 _NEGATIONS = structure.NEGATIONS | {"avoid", "refuse", "stop"}
 _SIMPLE_PAST = frozenset({"did", "was", "were"})  # the English past auxiliaries
 _BE_PRESENT = frozenset({"is", "are", "am"})
+_FUTURE_MARKS = frozenset({"going", "about"})  # "is going to be fitted", "is about to be named"
 # the present of "go" that makes a future with an infinitive, in Spanish, French, Portuguese
 _GO_ES = frozenset({"voy", "vas", "va", "vamos", "vais", "van"})
 _GO_FR = frozenset({"vais", "vas", "va", "allons", "allez", "vont"})
@@ -383,6 +384,13 @@ def _perfect_against_past(fa: _Features, fb: _Features) -> bool:
     return False
 
 
+def _same_but_future(ca: list[str], cb: list[str]) -> bool:
+    """The same content words up to inflection, leaving out how a future is written."""
+    return [_stem(w) for w in ca if w not in _FUTURE_MARKS] == [
+        _stem(w) for w in cb if w not in _FUTURE_MARKS
+    ]
+
+
 def _same_forms(pa: list[str], pb: list[str]) -> list[str]:
     """``pb`` with each word only it has written as the form ``pa`` has, where one matches.
 
@@ -400,10 +408,11 @@ def _same_forms(pa: list[str], pb: list[str]) -> list[str]:
 
 
 def _going_to(words: list[str]) -> bool:
-    """A future written with "go" and a verb: "Is the lab going to finish ...?", Spanish "va
-    a arreglar", French "va-t-il changer", Portuguese "vai consertar"."""
+    """A future written with "go" and a verb: "Is the lab going to finish ...?", "going to
+    be", "about to be named", Spanish "va a arreglar", French "va-t-il changer", Portuguese
+    "vai consertar"."""
     return any(
-        (w == "going" and nxt == "to" and after not in _STOP)
+        (w in ("going", "about") and nxt == "to" and (after not in _STOP or after == "be"))
         or (w in _GO_ES and nxt == "a")
         or ((w in _GO_FR or w.startswith(("va-t-", "vont-"))) and nxt.endswith(_INFINITIVE_FR))
         or (w in _GO_PT and nxt.endswith(_INFINITIVE_PT))
@@ -414,7 +423,7 @@ def _going_to(words: list[str]) -> bool:
 def _progressive(words: list[str]) -> bool:
     """A present progressive: a form of "be" and a word in "-ing" ("Is ... resetting ...?")."""
     return any(w in _BE_PRESENT for w in words) and any(
-        len(w) > 5 and w.endswith("ing") for w in words
+        w == "being" or (len(w) > 5 and w.endswith("ing")) for w in words
     )
 
 
@@ -489,7 +498,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "names in another order"
     ca = [w for w in fa.words if w not in _STOP]
     cb = [w for w in fb.words if w not in _STOP]
-    if "future" in differs and not fa.times and [_stem(w) for w in ca] == [_stem(w) for w in cb]:
+    if "future" in differs and not fa.times and _same_but_future(ca, cb):
         # the same words, one side in the future and no date to pin both to one time:
         # "Is the power back on?" asks about now, "Will the power be back on?" about later
         return "tense differs"

@@ -19,6 +19,7 @@ import pytest
 from examples.fake_openai.models import ScriptedChatModel, read_calls
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.reuse import SemanticReuse, contrast, language
+from langgraph_actionckpt.reuse.contrast import _features, _from_to_swapped
 
 from .conftest import drop_schema, new_schema_name
 from .test_reuse import embeddings, llm_graph, llm_row, needs_model
@@ -564,3 +565,20 @@ def test_going_to_be_about_to_be_and_being_are_tenses(a: str, b: str) -> None:
     assert _c("Is the bus going to the airport?", "Does the bus go to the airport?") != (
         "tense differs"
     )
+
+
+# Round 12 (issue #34): the two ends of a move trading places, owners written as pronouns.
+def test_from_and_to_trading_places_is_another_request() -> None:
+    assert _c(
+        "Move 100 dollars from my pro shop credit to Dan's.",
+        "Move 100 dollars from Dan's pro shop credit to mine.",
+    ) == "same words, other order"  # fmt: skip
+    # the same two ends in the same places are no swap, whatever else is reworded
+    same_ends = [
+        _features(f"human: {t}").words
+        for t in (
+            "Move 100 dollars from my credit to Dan's.",
+            "Shift from my credit to Dan's 100 dollars.",
+        )
+    ]
+    assert not _from_to_swapped(*same_ends)

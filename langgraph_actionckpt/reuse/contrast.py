@@ -136,6 +136,9 @@ _EVERY = frozenset({"annual", "yearly", "monthly", "weekly", "daily"})
 _NEGATIONS = structure.NEGATIONS | {"avoid", "refuse", "stop"}
 _SIMPLE_PAST = frozenset({"did", "was", "were"})  # the English past auxiliaries
 _BE_PRESENT = frozenset({"is", "are", "am"})
+_TO = frozenset({"to", "into", "onto"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that"})
+_OWNER = {"mine": "my", "ours": "our", "yours": "your", "hers": "her", "theirs": "their"}
 _FUTURE_MARKS = frozenset({"going", "about"})  # "is going to be fitted", "is about to be named"
 # the present of "go" that makes a future with an infinitive, in Spanish, French, Portuguese
 _GO_ES = frozenset({"voy", "vas", "va", "vamos", "vais", "van"})
@@ -384,6 +387,26 @@ def _perfect_against_past(fa: _Features, fb: _Features) -> bool:
     return False
 
 
+def _ends(words: list[str]) -> tuple[str, str] | None:
+    """What an English request moves from and to: the words after "from" and after "to"."""
+    try:
+        i = words.index("from")
+        j = next(k for k in range(i + 1, len(words)) if words[k] in _TO)
+    except (ValueError, StopIteration):
+        return None
+    source = next((w for w in words[i + 1 : j] if w not in _DETERMINERS), None)
+    target = next((w for w in words[j + 1 :] if w not in _DETERMINERS), None)
+    if source is None or target is None:
+        return None
+    return _OWNER.get(source, source), _OWNER.get(target, target)
+
+
+def _from_to_swapped(wa: list[str], wb: list[str]) -> bool:
+    """ "from my credit to Dan's" / "from Dan's credit to mine": the two ends trade places."""
+    ea, eb = _ends(wa), _ends(wb)
+    return ea is not None and eb is not None and ea[0] != ea[1] and ea == eb[::-1]
+
+
 def _same_but_future(ca: list[str], cb: list[str]) -> bool:
     """The same content words up to inflection, leaving out how a future is written."""
     return [_stem(w) for w in ca if w not in _FUTURE_MARKS] == [
@@ -488,6 +511,8 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
             return "opposite words"
     if _prefix_swapped(da, db):
         return "opposite words"
+    if _from_to_swapped(fa.words, fb.words):
+        return "same words, other order"
     # a capitalised first word is a name only if the other text names it inside a sentence
     known = {n for n, initial in fa.names + fb.names if not initial}
     na = [n for n, initial in fa.names if not initial or n in known]

@@ -40,10 +40,6 @@ def text(request: dict[str, Any]) -> str:
     return render_messages([{"type": role, "content": body} for role, body in request["messages"]])
 
 
-def _label(pair: dict[str, Any]) -> bool:
-    return pair["label"] in ("reuse", True) or pair.get("should_reuse") is True
-
-
 def evaluate(path: Path, embeddings: LocalEmbeddings, args: argparse.Namespace) -> None:
     pairs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     texts = [(text(p["a"]), text(p["b"])) for p in pairs]
@@ -61,7 +57,7 @@ def evaluate(path: Path, embeddings: LocalEmbeddings, args: argparse.Namespace) 
         reason = None if ta == tb else contrast(tb, ta, embed)
         served = same_key and (ta == tb or (similarity >= DEFAULT_THRESHOLD and reason is None))
         lang = pair.get("lang") or "?"
-        should = _label(pair)
+        should = pair["label"] == "reuse"
         slot = counts[lang]
         if should:
             slot[2] += served

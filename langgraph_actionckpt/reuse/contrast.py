@@ -435,7 +435,7 @@ def _going_to(words: list[str]) -> bool:
     be", "about to be named", Spanish "va a arreglar", French "va-t-il changer", Portuguese
     "vai consertar"."""
     return any(
-        (w in ("going", "about") and nxt == "to" and (after not in _STOP or after == "be"))
+        (w in _FUTURE_MARKS and nxt == "to" and (after not in _STOP or after == "be"))
         or (w in _GO_ES and nxt == "a")
         or ((w in _GO_FR or w.startswith(("va-t-", "vont-"))) and nxt.endswith(_INFINITIVE_FR))
         or (w in _GO_PT and nxt.endswith(_INFINITIVE_PT))
@@ -551,7 +551,9 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     if reason is None and fa.words != fb.words:
         # the rules above know the closed classes of ten languages; in another, a tense or
         # an "all" is a word they cannot tell from a paraphrase's
-        code = language.unread(a, b)
+        # only the lines that differ: a shared English system prompt must not make a
+        # Finnish question look English
+        code = language.unread([line for side in _differing_lines(a, b) for line in side])
         reason = None if code is None else f"language not read ({code})"
     return reason
 
@@ -576,11 +578,16 @@ def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None
         return "a word added or dropped" if len(one_side) == 1 else "words added or dropped"
     if embed is None or not 0 < size <= 3:
         return None
-    la, lb = a.split("\n"), b.split("\n")
-    da = " ".join(line for line in la if line not in lb)
-    db = " ".join(line for line in lb if line not in la)
+    la, lb = _differing_lines(a, b)
+    da, db = " ".join(la), " ".join(lb)
     shift = judge.meaning_shift(da, db, embed) if da and db else None
     return None if shift is None else f"{shift} differs (model)"
+
+
+def _differing_lines(a: str, b: str) -> tuple[list[str], list[str]]:
+    """The lines (messages) of each rendered request that the other does not have."""
+    la, lb = a.split("\n"), b.split("\n")
+    return [line for line in la if line not in lb], [line for line in lb if line not in la]
 
 
 def contrast_verifier(new: str, cached: str, record: object = None) -> bool:

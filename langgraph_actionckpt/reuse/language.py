@@ -61,24 +61,23 @@ def language_of(text: str) -> str:
 
 def read_share(text: str) -> float:
     """The probability that ``text`` is written in a language the check reads."""
-    return sum(p for code, p in _rank(text) if code in READ)
+    return _share(_rank(text))
 
 
-def unread(a: str, b: str) -> str | None:
-    """The language of the lines where ``a`` and ``b`` differ, when the check does not read it.
+def _share(ranked: list[tuple[str, float]]) -> float:
+    return sum(p for code, p in ranked if code in READ)
 
-    Only the differing lines are identified (a shared system prompt in English must
-    not make a Finnish question look English), both sides together (a short request
-    alone is often closer to a neighbouring language than to its own), without the
-    message type each rendered line starts with.
+
+def unread(lines: list[str]) -> str | None:
+    """The language of ``lines`` (where two requests differ), when the check does not read it.
+
+    All the lines are identified together (a short request alone is often closer to a
+    neighbouring language than to its own), without the message type each rendered
+    line starts with.
     """
-    la, lb = a.split("\n"), b.split("\n")
-    differing = [line for line in la if line not in lb] + [line for line in lb if line not in la]
-    text = " ".join(_ROLE.sub("", line) for line in differing)
+    text = " ".join(_ROLE.sub("", line) for line in lines)
     if not text.strip():
         return None
     ranked = _rank(text)
     best = ranked[0][0]
-    if best in READ or sum(p for code, p in ranked if code in READ) >= READ_SHARE:
-        return None
-    return best
+    return None if best in READ or _share(ranked) >= READ_SHARE else best

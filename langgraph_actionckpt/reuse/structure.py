@@ -445,8 +445,9 @@ def _split_count(token: str) -> list[str]:
     if len(parts) < 2:
         return [token]
     count = 1 if parts[0].isdecimal() else 0
-    while count < len(parts) and _cardinal(parts[count]) is not None and not parts[0].isdecimal():
-        count += 1
+    if not count:
+        while count < len(parts) and _cardinal(parts[count]) is not None:
+            count += 1
     if 0 < count < len(parts) and any(c.isalpha() for c in parts[count]):
         return ["-".join(parts[:count]), "-".join(parts[count:])]
     return [token]

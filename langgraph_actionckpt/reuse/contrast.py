@@ -77,7 +77,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from langgraph_actionckpt.reuse import judge, language, structure
+from langgraph_actionckpt.reuse import forms, judge, language, lexicon, structure
 from langgraph_actionckpt.reuse.edits import (
     _END,
     _appended,
@@ -93,6 +93,7 @@ from langgraph_actionckpt.reuse.edits import (
     _small_edit,
     _stem,
     _substitutions,
+    _turned_round,
 )
 
 __all__ = ["SENTENCE", "SYNONYM", "Embed", "contrast", "contrast_verifier"]
@@ -120,81 +121,15 @@ _NUMBER_WORDS = {
     "half": "0.5", "twice": "x2", "first": "#1", "second": "#2",
     "third": "#3", "single": "1", "double": "x2", "triple": "x3", "pair": "2", "couple": "2",
 }  # fmt: skip
-_TIME_WORDS = {
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "today", "tomorrow", "yesterday", "tonight",
-    "morning", "afternoon", "evening", "night", "noon", "midnight", "weekend", "weekday",
-    "am", "pm", "last", "next", "previous", "week", "month", "year", "hour", "minute",
-    "daily", "weekly", "monthly", "yearly", "annual", "quarter", "q1", "q2", "q3", "q4",
-    "winter", "spring", "summer", "autumn", "fall", "day",
-}  # fmt: skip
-# one time written two ways: "annual" / "per year", "9 am" / "9 in the morning"
-_SAME_TIME = {
-    "annual": "year", "yearly": "year", "monthly": "month", "weekly": "week", "daily": "day",
-    "am": "morning", "tonight": "evening",
-}  # fmt: skip
-_EVERY = frozenset({"annual", "yearly", "monthly", "weekly", "daily"})
 _NEGATIONS = structure.NEGATIONS | {"avoid", "refuse", "stop"}
 _SIMPLE_PAST = frozenset({"did", "was", "were"})  # the English past auxiliaries
 _BE_PRESENT = frozenset({"is", "are", "am"})
 _TO = frozenset({"to", "into", "onto"})
+_NEAR = 3  # words either side of a number that a paraphrase keeps beside it
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that"})
+_NOUN_MARKS = _DETERMINERS | structure.POSSESSIVES  # a word after them is a noun
 _OWNER = {"mine": "my", "ours": "our", "yours": "your", "hers": "her", "theirs": "their"}
 _FUTURE_MARKS = frozenset({"going", "about"})  # "is going to be fitted", "is about to be named"
-# Groups of (one side, the other side): a request using words of only one side
-# against one using words of only the other is refused.
-_OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
-    (frozenset(a.split()), frozenset(b.split()))
-    for a, b in (
-        (
-            "on enable enabled activate open opened up show connect allow allowed",
-            "off disable disabled deactivate close closed down hide disconnect block blocked",
-        ),
-        ("start resume continue", "stop pause end halt"),
-        ("add put insert include append attach", "remove delete drop exclude detach"),
-        (
-            "increase raise higher highest more maximum max most largest biggest bigger larger",
-            "decrease lower lowest less fewer minimum min least smallest smaller tiniest",
-        ),
-        ("buy purchase long", "sell short"),
-        ("before earlier prior", "after later"),
-        ("accept approve yes confirm", "decline reject deny no"),
-        ("lock locked", "unlock unlocked"),
-        ("follow subscribe mute archive read", "unfollow unsubscribe unmute unarchive unread"),
-        ("ascending asc", "descending desc"),
-        ("upgrade", "downgrade"),
-        (
-            "pros advantages benefits good positive best",
-            "cons disadvantages risks drawbacks bad negative worst",
-        ),
-        ("safe", "unsafe dangerous"),
-        ("warm hot", "cold cool"),
-        ("cheap cheapest inexpensive", "expensive priciest"),
-        ("in into zoom-in", "out zoom-out"),
-        ("always", "never sometimes"),
-        ("true", "false"),
-        ("north", "south"),
-        ("east", "west"),
-        ("import", "export"),
-        ("encrypt", "decrypt"),
-        ("win", "lose"),
-        ("plus sum add", "minus subtract difference"),
-        ("multiply times product", "divide quotient"),
-        ("first", "last"),
-        ("left", "right"),
-        ("input", "output"),
-        ("send", "receive"),
-        ("push", "pull"),
-        ("formal", "informal casual"),
-        ("long longer", "short shorter brief"),
-        ("happy", "sad"),
-        ("heavy", "light"),
-        ("fast faster", "slow slower"),
-        ("early", "late"),
-        ("high", "low"),
-    )
-)  # fmt: skip
 # Words that carry no meaning for the word-order check.
 _STOP = {
     "a", "an", "the", "is", "are", "was", "were", "be", "to", "of", "in", "on", "at", "for",
@@ -249,7 +184,6 @@ class _Features:
     negations: int = 0
     cues: set[str] = field(default_factory=set)  # grammatical classes: past, universal...
     units: set[str] = field(default_factory=set)
-    progressive: bool = False
     owners: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> its possessors
 
 
@@ -259,10 +193,10 @@ def _features(text: str) -> _Features:
     capitalised: list[tuple[str, bool]] = []
     inner = 0  # words inside a sentence: a text capitalising most of them names nothing so
     previous = ""
-    text = structure.normalize(text)
+    text = forms.normalize(text)
     tokens = _tokens(text)
     f.owners = structure.possessors(tokens)
-    for tok in tokens:
+    for k, tok in enumerate(tokens):
         if tok in _SENT_END:
             start = True
             f.sequence.append(_END)
@@ -289,15 +223,20 @@ def _features(text: str) -> _Features:
         elif low in _NUMBER_WORDS:
             f.numbers.append(_NUMBER_WORDS[low])
             f.placed.append(len(f.sequence) - 1)
-        elif low in _TIME_WORDS:
-            f.times.add(_SAME_TIME.get(low, low))
-            if low in _EVERY:  # "monthly" is "each month", "per month"
+        elif (
+            low in lexicon.TIME_WORDS or _stem(low) in lexicon.PLURAL_TIMES
+        ):  # "on Saturdays", "six months"
+            low = low if low in lexicon.TIME_WORDS else _stem(low)
+            f.times.add(lexicon.SAME_TIME.get(low, low))
+            if low in lexicon.EVERY:  # "monthly" is "each month", "per month"
                 f.cues.add("universal")
         elif ("_" in tok or "." in tok[1:-1]) and len(tok) > 2:
             f.names.append((low, False))
         elif tok[0].isupper() and low != "i" and tok not in _ACRONYMS:
             capitalised.append((low, start and not tok.isupper()))
-        if low in _NEGATIONS or low.endswith("n't"):
+        # "no later than", "no more than": a bound, not a negation
+        bound = low == "no" and tokens[k + 2 : k + 3] == ["than"]
+        if (low in _NEGATIONS and not bound) or low.endswith("n't"):
             f.negations += 1
         unit = structure.units_in(low)
         if unit is not None:
@@ -309,7 +248,6 @@ def _features(text: str) -> _Features:
     _unspaced_cues(text, f)
     if _going_to(f.words):
         f.cues.add("future")
-    f.progressive = _progressive(f.words)
     if sum(not initial for _, initial in capitalised) * 3 <= inner:
         f.names.extend(capitalised)
     return f
@@ -356,10 +294,27 @@ def _numbers_moved(fa: _Features, fb: _Features) -> bool:
     around_a = {(left, right): n for n, left, right in ca}
     if any(around_a.get((left, right), n) != n for n, left, right in cb):
         return False
-    return all(
+    beside = all(
         any(n == m and _END != x == y for m, *kb in cb for x, y in zip(ka, kb, strict=True))
         for n, *ka in ca
     )
+    # or a content word of the number's own sentence kept within three places of it
+    na, nb = _near(fa, len(ca) < len(fa.numbers)), _near(fb, len(cb) < len(fb.numbers))
+    return beside or all(any(n == m and wa & wb for m, wb in nb) for n, wa in na)
+
+
+def _near(f: _Features, without_ones: bool) -> list[tuple[str, set[str]]]:
+    """Each number with the content words of its sentence at most three places from it."""
+    seq = [_stem(w) for w in f.sequence]
+    out = []
+    for n, i in zip(f.numbers, f.placed, strict=True):
+        if without_ones and i in f.ones:
+            continue
+        start = max((j + 1 for j in range(i) if seq[j] == _END), default=0)
+        end = next((j for j in range(i, len(seq)) if seq[j] == _END), len(seq))
+        window = seq[max(start, i - _NEAR) : i] + seq[i + 1 : min(end, i + _NEAR + 1)]
+        out.append((n, {w for w in window if w not in _STOP and not w[:1].isdigit()}))
+    return out
 
 
 def _content(f: _Features) -> list[str]:
@@ -440,18 +395,31 @@ def _going_to(words: list[str]) -> bool:
     )
 
 
-def _progressive(words: list[str]) -> bool:
-    """A present progressive: a form of "be" and a word in "-ing" ("Is ... resetting ...?")."""
+def _progressive(words: list[str], other: set[str]) -> bool:
+    """A present progressive: a form of "be" and a word in "-ing" ("Is ... resetting ...?").
+
+    The "-ing" word is one the other side lacks ("the court hearing" on both sides is a
+    noun) and follows no article or possessive ("my hiking boots").
+    """
     return any(w in _BE_PRESENT for w in words) and any(
-        w == "being" or (len(w) > 5 and w.endswith("ing")) for w in words
+        w == "being"
+        or (len(w) > 5 and w.endswith("ing") and before not in _NOUN_MARKS and w not in other)
+        for before, w in zip(["", *words], words, strict=False)
     )
 
 
-def _perfect_against_progressive(fa: _Features, fb: _Features) -> bool:
-    """ "Has the game master reset ...?" asks what is done; "Is ... resetting ...?" what goes on."""
-    return any(
-        "perfect" in x.cues - y.cues and y.progressive and not x.progressive
-        for x, y in ((fa, fb), (fb, fa))
+def _perfect_against_progressive(fa: _Features, fb: _Features, a: str, b: str) -> bool:
+    """ "Has the game master reset ...?" asks what is done; "Is ... resetting ...?" what goes on.
+
+    Each side's progressive is read from its lines the other lacks: a system prompt both
+    share ("You are ...") makes no "-ing" noun a progressive.
+    """
+    wa, wb = (
+        [w.lower() for line in lines for w in _tokens(line)] for lines in _differing_lines(a, b)
+    )
+    pa, pb = _progressive(wa, set(wb)), _progressive(wb, set(wa))
+    return ("perfect" in fa.cues - fb.cues and pb and not pa) or (
+        "perfect" in fb.cues - fa.cues and pa and not pb
     )
 
 
@@ -494,7 +462,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     if (
         ("past" in differs and not _perfect_against_past(fa, fb))
         or _future_against_perfect(fa.cues, fb.cues)
-        or _perfect_against_progressive(fa, fb)
+        or _perfect_against_progressive(fa, fb, a, b)
     ):
         return "tense differs"
     if differs & {"universal", "some"}:
@@ -503,10 +471,12 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "units differ"
     wa, wb = set(fa.words), set(fb.words)
     da, db = wa - wb, wb - wa
-    for pos, neg in _OPPOSITES:
-        if (da & pos and db & neg) or (da & neg and db & pos):
-            return "opposite words"
-    if _prefix_swapped(da, db):
+    opposite = _prefix_swapped(da, db) or any(
+        (da & pos and db & neg) or (da & neg and db & pos) for pos, neg in lexicon.OPPOSITES
+    )
+    # "Is A more expensive than B?" / "Does B cost less than A?": both turned, one question
+    turned = opposite and _turned_round(fa.sequence, fb.sequence, _STOP)
+    if opposite and not turned:
         return "opposite words"
     if _from_to_swapped(fa.words, fb.words):
         return "same words, other order"
@@ -518,7 +488,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     nb = [n for n, initial in fb.names if not initial or n in known]
     if set(na) != set(nb) or set(fa.quoted) != set(fb.quoted):
         return "names differ"
-    if na != nb:
+    if na != nb and not turned and not (_choice(fa.words) and _choice(fb.words)):
         return "names in another order"
     ca = [w for w in fa.words if w not in _STOP]
     cb = [w for w in fb.words if w not in _STOP]
@@ -526,10 +496,11 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         # the same words, one side in the future and no date to pin both to one time:
         # "Is the power back on?" asks about now, "Will the power be back on?" about later
         return "tense differs"
-    if ca != cb and Counter(ca) == Counter(cb) and not _fronted(_content(fa), _content(fb)):
+    reordered = ca != cb and Counter(ca) == Counter(cb)
+    if reordered and not turned and not _fronted(_content(fa), _content(fb)):
         return "same words, other order"
     pa = [w[:_PREFIX] for w in ca]
-    if _roles_swapped(pa, _same_forms(pa, [w[:_PREFIX] for w in cb])):
+    if not turned and _roles_swapped(pa, _same_forms(pa, [w[:_PREFIX] for w in cb])):
         return "same words, other order"
     edit = _small_edit(ca, cb) or _small_edit(fa.words, fb.words, replaced_only=True)
     if edit is not None:
@@ -583,6 +554,11 @@ def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None
     da, db = " ".join(la), " ".join(lb)
     shift = judge.meaning_shift(da, db, embed) if da and db else None
     return None if shift is None else f"{shift} differs (model)"
+
+
+def _choice(words: list[str]) -> bool:
+    """Whether a request offers a choice ("A or B", "between A and B"): its order is free."""
+    return "or" in words or "between" in words
 
 
 def _differing_lines(a: str, b: str) -> tuple[list[str], list[str]]:

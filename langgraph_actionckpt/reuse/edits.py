@@ -238,6 +238,34 @@ def _owner_moved(oa: Mapping[str, frozenset[str]], ob: Mapping[str, frozenset[st
     )
 
 
+def _turned_round(wa: list[str], wb: list[str], function_words: AbstractSet[str]) -> bool:
+    """Whether both sides compare two things with "than", each side in the other order.
+
+    "Is a plated dinner more expensive than a buffet?" / "Does a buffet cost less than a
+    plated dinner?": what one side names after "than" the other names before it, and the
+    other way round. With the comparative turned to its opposite it is the same question.
+    """
+    side_a, side_b = _compared(wa, function_words), _compared(wb, function_words)
+    if side_a is None or side_b is None:
+        return False
+    (before_a, after_a), (before_b, after_b) = side_a, side_b
+    return any(_inflected(after_a, w) for w in before_b) and any(
+        _inflected(after_b, w) for w in before_a
+    )
+
+
+def _compared(words: list[str], function_words: AbstractSet[str]) -> tuple[list[str], str] | None:
+    """The content words before the one "than" of a sentence, and the first after it."""
+    if words.count("than") != 1:
+        return None
+    i = words.index("than")
+    start = max((j + 1 for j in range(i) if words[j] == _END), default=0)
+    end = next((j for j in range(i, len(words)) if words[j] == _END), len(words))
+    before = [w for w in words[start:i] if w not in function_words]
+    after = [w for w in words[i + 1 : end] if w not in function_words]
+    return (before, after[0]) if before and after else None
+
+
 def _edit_size(wa: list[str], wb: list[str]) -> int:
     """How many words differ: a run replaced, added or dropped counts its longer side."""
     ops = difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes()

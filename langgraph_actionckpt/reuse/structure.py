@@ -8,9 +8,9 @@ kana characters count one word each), the value of a number however it is writte
 Chinese numerals; cardinal number words), and the closed grammatical classes that
 flip an answer: negation, past and future tense, universal and paucal quantifiers, in
 English, German, French, Spanish, Italian, Portuguese, Russian, Arabic, Chinese and
-Japanese (the last two found as substrings: they are written without spaces). Currency and unit
-symbols are read as the words they stand for, so "$5" and "5 dollars" agree; any other
-currency sign (Unicode category Sc) is a word of its own, so "5₩" and "5₺" differ.
+Japanese (the last two found as substrings: they are written without spaces). Unit
+symbols are read as the units they stand for; symbols, dates and clock times are given one
+written form first (:mod:`.forms`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from __future__ import annotations
 # ruff: noqa: RUF001  (the point of this module is characters of other scripts)
 import re
 import unicodedata
-from functools import partial
 
 __all__ = [
+    "CARDINALS",
     "CUES",
     "MARKS",
     "NEGATIONS",
@@ -30,21 +30,12 @@ __all__ = [
     "han_runs",
     "is_han",
     "merge_numbers",
-    "normalize",
     "number_word",
     "numbers_in",
     "split_han",
     "units_in",
     "unspaced_units",
 ]
-
-# Symbols read as words, so that a paraphrase writing the word agrees with one using
-# the symbol, and a change of symbol is a change of word (the edit checks see it).
-_SYMBOL_WORDS = {
-    "$": " dollar ", "€": " euro ", "£": " pound ", "¥": " yen ", "₽": " ruble ",
-    "₹": " rupee ", "%": " percent ", "°": " degree ", "＄": " dollar ", "％": " percent ",
-}  # fmt: skip
-_SYMBOLS = re.compile("|".join(re.escape(s) for s in _SYMBOL_WORDS))
 
 MARKS = "".join(
     re.escape(chr(c))
@@ -62,7 +53,7 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_CARDINALS = {
+CARDINALS = {
     # English
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -183,7 +174,7 @@ _GO_PT = _words("vou vai vamos vão")
 _INFINITIVE_FR = ("er", "ir", "re")
 _INFINITIVE_PT = ("ar", "er", "ir")
 # English possessive determiners and the pronouns that stand for one with its noun left out
-_POSSESSIVES = _words("my our your his her their its")
+POSSESSIVES = _words("my our your his her their its")
 _STANDALONE = {"mine": "my", "ours": "our", "yours": "your"}
 FIRST_PERSON_OWNERS = _words("my our your")
 """The speaker's and the listener's possessives: what the request's own side owns."""
@@ -216,13 +207,13 @@ def possessors(tokens: list[str]) -> dict[str, frozenset[str]]:
     for i, tok in enumerate(tokens):
         low = tok.lower()
         genitive = len(low) > 3 and _GENITIVE.search(low) is not None
-        if not genitive and low not in _POSSESSIVES:
+        if not genitive and low not in POSSESSIVES:
             continue
         owner = _GENITIVE.sub("", low)
         following = _GENITIVE.sub("", tokens[i + 1].lower()) if i + 1 < len(tokens) else ""
         if not any(c.isalnum() for c in following):
             left_out.add(owner)  # "... onto my wife's."
-        elif following not in _POSSESSIVES and following not in _ARTICLES:
+        elif following not in POSSESSIVES and following not in _ARTICLES:
             owned.setdefault(following, set()).add(owner)
     return {word: frozenset(owners | left_out) for word, owners in owned.items()}
 
@@ -347,63 +338,6 @@ _HAN_NUMBER = re.compile("[" + "".join(_HAN_DIGITS) + "".join(_HAN_UNITS) + "]+"
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-def _currency_words(text: str) -> str:
-    """Any other currency sign (Unicode category Sc) as a word of its own: its name."""
-    return "".join(
-        f" {unicodedata.name(c, 'currency').lower().replace(' ', '-')} "
-        if unicodedata.category(c) == "Sc"
-        else c
-        for c in text
-    )
-
-
-_MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
-_ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
-    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
-    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
-}  # fmt: skip
-_DAY = (
-    r"(?:\d{1,2}(?:st|nd|rd|th)|(?:(?:twenty|thirty)[- ])?(?:"
-    + "|".join(sorted(_ORDINALS, key=len, reverse=True))
-    + "))"
-)
-# English day-of-month forms, each rewritten as "<month> <day>": "the third of April",
-# "April the 3rd", "3 April"; and "22nd" alone as 22
-_DATES = (
-    (re.compile(rf"\b(?:the\s+)?({_DAY})\s+of\s+({_MONTH})\b", re.I), 2, 1),
-    (re.compile(rf"\b({_MONTH})\s+(?:the\s+)?({_DAY})\b", re.I), 1, 2),
-    (re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\b", re.I), 2, 1),
-)
-_SUFFIXED = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
-
-
-def _day(text: str) -> str:
-    """The day of month an ordinal names, in digits ("third", "twenty-first", "3rd")."""
-    words = re.split(r"[- ]", text.lower())
-    if words[-1] in _ORDINALS:
-        return str(sum(_CARDINALS.get(w, 0) for w in words[:-1]) + _ORDINALS[words[-1]])
-    return _SUFFIXED.sub(r"\1", text)
-
-
-def _month_day(match: re.Match[str], month: int, day: int) -> str:
-    return f"{match.group(month)} {_day(match.group(day))}"
-
-
-def _dates(text: str) -> str:
-    """Days of the month in one form, so that a paraphrase moving or spelling them agrees."""
-    for pattern, month, day in _DATES:
-        text = pattern.sub(partial(_month_day, month=month, day=day), text)
-    return _SUFFIXED.sub(r"\1", text)
-
-
-def normalize(text: str) -> str:
-    """NFKC (full-width letters and digits become ASCII), symbols as words, dates in one form."""
-    text = _SYMBOLS.sub(lambda m: _SYMBOL_WORDS[m.group(0)], unicodedata.normalize("NFKC", text))
-    return _dates(_currency_words(text))
-
-
 def is_han(char: str) -> bool:
     """A Chinese character, or Japanese kana: scripts written without spaces."""
     name = unicodedata.name(char, "")
@@ -488,7 +422,7 @@ def numbers_in(token: str) -> list[str]:
 
 def number_word(word: str) -> str | None:
     """The value of a cardinal number word (lower case), else None."""
-    value = _CARDINALS.get(word)
+    value = CARDINALS.get(word)
     return None if value is None else str(value)
 
 

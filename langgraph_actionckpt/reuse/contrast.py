@@ -71,6 +71,7 @@ adverb is not reused, which costs one model call, never a wrong answer.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -242,7 +243,9 @@ def _features(text: str) -> _Features:
         if unit is not None:
             f.units.add(unit)
         if previous not in structure.QUESTION_WORDS:
-            f.cues |= _CUE_CLASSES.get(low, _NONE) | _CUE_CLASSES.get(low.split("-")[0], _NONE)
+            # "a-t-il", and an elided pronoun before its verb: Italian "l'ha", French "l'a"
+            for form in {low, low.split("-")[0], low.rsplit("'", 1)[-1]}:
+                f.cues |= _CUE_CLASSES.get(form, _NONE)
         previous = low
         start = False
     _unspaced_cues(text, f)
@@ -401,10 +404,17 @@ def _progressive(words: list[str], other: set[str]) -> bool:
     The "-ing" word is one the other side lacks ("the court hearing" on both sides is a
     noun) and follows no article or possessive ("my hiking boots").
     """
-    return any(w in _BE_PRESENT for w in words) and any(
-        w == "being"
-        or (len(w) > 5 and w.endswith("ing") and before not in _NOUN_MARKS and w not in other)
-        for before, w in zip(["", *words], words, strict=False)
+    romance = any(
+        structure.romance_progressive(w, nxt) and nxt not in other
+        for w, nxt in itertools.pairwise(words)
+    )
+    return romance or (
+        any(w in _BE_PRESENT for w in words)
+        and any(
+            w == "being"
+            or (len(w) > 5 and w.endswith("ing") and before not in _NOUN_MARKS and w not in other)
+            for before, w in zip(["", *words], words, strict=False)
+        )
     )
 
 
@@ -456,7 +466,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "numbers differ"
     if fa.times != fb.times:
         return "dates or times differ"
-    if fa.negations % 2 != fb.negations % 2:
+    if fa.negations != fb.negations:
         return "negation differs"
     differs = fa.cues ^ fb.cues
     if (

@@ -126,9 +126,9 @@ CUES: dict[str, frozenset[str]] = {
         """
         all every each per entire whole any both everyone everything
         alle allen jeder jede jedes ganze gesamte beide
-        tous toutes chaque entier entière
-        todos todas cada entero entera ambos
-        tutti tutte ogni
+        toute tous toutes chaque entier entière
+        todos todas toda cada entero entera ambos
+        tutti tutte tutto tutta ogni
         todo tudo
         все всех каждый каждая каждое весь вся всё оба
         كل جميع كافة
@@ -180,6 +180,18 @@ FIRST_PERSON_OWNERS = _words("my our your")
 """The speaker's and the listener's possessives: what the request's own side owns."""
 _GENITIVE = re.compile(r"(?:'s|s')$")
 _ARTICLES = _words("a an the")  # "give her the keys": "her" is no owner there
+
+
+# the present of "stare" / "estar" that makes a progressive with a gerund
+_STARE = _words("sto stai sta stiamo state stanno")
+_ESTAR = _words("estoy estás está estamos están estou estão")
+_GERUNDS = ("ando", "endo", "iendo", "yendo", "indo")
+
+
+def romance_progressive(word: str, following: str) -> bool:
+    """Whether ``word following`` is a progressive: Italian "sta ritirando", Spanish "está
+    arreglando", Portuguese "está consertando"."""
+    return (word in _STARE or word in _ESTAR) and following.endswith(_GERUNDS)
 
 
 def romance_go_future(word: str, following: str) -> bool:

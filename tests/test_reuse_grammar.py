@@ -1,7 +1,9 @@
-"""The contrast check, round 15 (issue #34): negations counted, Romance progressives, "toute".
+"""The contrast check, rounds 15 and 16 (issue #34): grammar a paraphrase keeps.
 
-Development examples from held-out set #14 (development data since its run) and the
-shapes they stand for, each checked in both directions.
+Round 15: negations counted, Romance progressives, "toute". Round 16: "still" before an
+"-ing" word, the numbers of a comparison turned round, ordinal words. Development examples
+from held-out sets #14 and #15 (development data since their runs) and the shapes they
+stand for.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from langgraph_actionckpt.reuse import contrast, structure
+from langgraph_actionckpt.reuse.forms import normalize
 
 
 def _c(a: str, b: str) -> str | None:
@@ -50,3 +53,27 @@ def test_romance_progressives_and_elided_auxiliaries() -> None:
 def test_the_same_negations_on_both_sides_are_no_difference() -> None:
     assert _c("Don't book the 9 am slot and don't call me.", "Do not call me and do not book "
               "the 9 am slot.") != "negation differs"  # fmt: skip
+
+
+# Round 16 (issue #34): development examples of held-out set #15.
+def test_still_before_a_shared_ing_word_is_a_progressive() -> None:
+    perfect = "Hey, has the technician finished installing the fiber line at my flat yet?"
+    ongoing = "Hey, is the technician still installing the fiber line at my flat?"
+    assert _c(perfect, ongoing) == "tense differs"
+    assert _c(ongoing, perfect) == "tense differs"
+
+
+def test_numbers_of_a_comparison_turned_round_move_with_it() -> None:
+    a = "Would I pay less interest on a 10-year plan than on a 20-year plan? Yes or no."
+    b = "Yes or no: does a 20-year plan cost me more interest than a 10-year plan?"
+    assert _c(a, b) != "numbers differ"
+    # turned round without the opposite comparative: the numbers trade places
+    assert _c(a, "Would I pay less interest on a 20-year plan than on a 10-year plan?") == (
+        "numbers differ"
+    )
+
+
+def test_ordinal_words_from_fourth_on_are_digits() -> None:
+    assert normalize("on the fifteenth of every month") == "on the 15 of every month"
+    assert normalize("the twenty-first floor") == "the 21 floor"
+    assert normalize("at first, a second try") == "at first, a second try"

@@ -128,6 +128,7 @@ _BE_PRESENT = frozenset({"is", "are", "am"})
 _TO = frozenset({"to", "into", "onto"})
 _NEAR = 3  # words either side of a number that a paraphrase keeps beside it
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that"})
+_ONGOING = frozenset({"still", "now", "currently"})  # "is ... still installing": going on
 _NOUN_MARKS = _DETERMINERS | structure.POSSESSIVES  # a word after them is a noun
 _OWNER = {"mine": "my", "ours": "our", "yours": "your", "hers": "her", "theirs": "their"}
 _FUTURE_MARKS = frozenset({"going", "about"})  # "is going to be fitted", "is about to be named"
@@ -412,7 +413,12 @@ def _progressive(words: list[str], other: set[str]) -> bool:
         any(w in _BE_PRESENT for w in words)
         and any(
             w == "being"
-            or (len(w) > 5 and w.endswith("ing") and before not in _NOUN_MARKS and w not in other)
+            or (
+                len(w) > 5
+                and w.endswith("ing")
+                and before not in _NOUN_MARKS
+                and (w not in other or before in _ONGOING)
+            )
             for before, w in zip(["", *words], words, strict=False)
         )
     )
@@ -462,7 +468,15 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         A short reason (``"numbers differ"``, ``"negation differs"``...) or None.
     """
     fa, fb = _features(a), _features(b)
-    if fa.numbers != fb.numbers and not _numbers_moved(fa, fb):
+    wa, wb = set(fa.words), set(fb.words)
+    da, db = wa - wb, wb - wa
+    opposite = _prefix_swapped(da, db) or any(
+        (da & pos and db & neg) or (da & neg and db & pos) for pos, neg in lexicon.OPPOSITES
+    )
+    # "Is A more expensive than B?" / "Does B cost less than A?": both turned, one question
+    turned = opposite and _turned_round(fa.sequence, fb.sequence, _STOP)
+    moved = _numbers_moved(fa, fb) or (turned and Counter(fa.numbers) == Counter(fb.numbers))
+    if fa.numbers != fb.numbers and not moved:
         return "numbers differ"
     if fa.times != fb.times:
         return "dates or times differ"
@@ -479,13 +493,6 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "quantifier differs"
     if fa.units and fb.units and fa.units != fb.units:
         return "units differ"
-    wa, wb = set(fa.words), set(fb.words)
-    da, db = wa - wb, wb - wa
-    opposite = _prefix_swapped(da, db) or any(
-        (da & pos and db & neg) or (da & neg and db & pos) for pos, neg in lexicon.OPPOSITES
-    )
-    # "Is A more expensive than B?" / "Does B cost less than A?": both turned, one question
-    turned = opposite and _turned_round(fa.sequence, fb.sequence, _STOP)
     if opposite and not turned:
         return "opposite words"
     if _from_to_swapped(fa.words, fb.words):

@@ -59,6 +59,14 @@ _DATES = (
     (re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\b", re.I), 2, 1),
 )
 _SUFFIXED = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
+# an ordinal word from "fourth" on, alone, as its digits like "15th" ("on the fifteenth of
+# every month"); "first", "second" and "third" have other senses ("a second", "at first")
+_ORDINAL_WORD = re.compile(
+    r"\b(?:(?:twenty|thirty)[- ])?(?:"
+    + "|".join(sorted((w for w, n in _ORDINALS.items() if n > 3), key=len, reverse=True))
+    + r")\b|\b(?:twenty|thirty)[- ](?:first|second|third)\b",
+    re.I,
+)
 
 
 def _day(text: str) -> str:
@@ -77,7 +85,7 @@ def _dates(text: str) -> str:
     """Days of the month in one form, so that a paraphrase moving or spelling them agrees."""
     for pattern, month, day in _DATES:
         text = pattern.sub(partial(_month_day, month=month, day=day), text)
-    return _SUFFIXED.sub(r"\1", text)
+    return _ORDINAL_WORD.sub(lambda m: _day(m.group(0)), _SUFFIXED.sub(r"\1", text))
 
 
 _HOUR = rf"(\d{{1,2}}|{'|'.join(w for w, v in CARDINALS.items() if 1 <= v <= 12 and w.isascii())})"

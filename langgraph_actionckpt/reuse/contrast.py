@@ -130,7 +130,6 @@ _NEAR = 3  # words either side of a number that a paraphrase keeps beside it
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that"})
 _ONGOING = frozenset({"still", "now", "currently"})  # "is ... still installing": going on
 _NOUN_MARKS = _DETERMINERS | structure.POSSESSIVES  # a word after them is a noun
-_OWNER = {"mine": "my", "ours": "our", "yours": "your", "hers": "her", "theirs": "their"}
 _FUTURE_MARKS = frozenset({"going", "about"})  # "is going to be fitted", "is about to be named"
 # Words that carry no meaning for the word-order check.
 _STOP = {
@@ -143,7 +142,6 @@ _ACRONYMS = {
     "CEO", "CTO", "CFO", "COO", "VP", "HR", "PR", "AI", "ML", "API", "SQL", "CSS", "HTML",
     "JSON", "PDF", "FAQ", "OK", "TV", "ID", "URL", "UI", "UX", "FYI", "ASAP", "PM", "AM",
 }  # fmt: skip
-_POSSESSIVE = re.compile(r"(?:'s|s')$")
 # each cue word's grammatical classes (a word may be a cue of two languages)
 _CUE_CLASSES: dict[str, frozenset[str]] = {
     word: frozenset(c for c, words in structure.CUES.items() if word in words)
@@ -203,7 +201,7 @@ def _features(text: str) -> _Features:
             start = True
             f.sequence.append(_END)
             continue
-        low = _POSSESSIVE.sub("", tok.lower())
+        low = structure.GENITIVE.sub("", tok.lower())
         value = structure.han_numbers(tok) or structure.number_word(low)
         digits = structure.numbers_in(tok) if tok[0] not in "'\"" else []
         # a number is the same word however it is written ("3", "三", "three", "٣")
@@ -356,7 +354,8 @@ def _ends(words: list[str]) -> tuple[str, str] | None:
     target = next((w for w in words[j + 1 :] if w not in _DETERMINERS), None)
     if source is None or target is None:
         return None
-    return _OWNER.get(source, source), _OWNER.get(target, target)
+    owners = structure.STANDALONE_OWNERS
+    return owners.get(source, source), owners.get(target, target)
 
 
 def _from_to_swapped(wa: list[str], wb: list[str]) -> bool:
@@ -424,15 +423,15 @@ def _progressive(words: list[str], other: set[str]) -> bool:
     )
 
 
-def _perfect_against_progressive(fa: _Features, fb: _Features, a: str, b: str) -> bool:
+def _perfect_against_progressive(
+    fa: _Features, fb: _Features, lines: tuple[list[str], list[str]]
+) -> bool:
     """ "Has the game master reset ...?" asks what is done; "Is ... resetting ...?" what goes on.
 
     Each side's progressive is read from its lines the other lacks: a system prompt both
     share ("You are ...") makes no "-ing" noun a progressive.
     """
-    wa, wb = (
-        [w.lower() for line in lines for w in _tokens(line)] for lines in _differing_lines(a, b)
-    )
+    wa, wb = ([w.lower() for line in side for w in _tokens(line)] for side in lines)
     pa, pb = _progressive(wa, set(wb)), _progressive(wb, set(wa))
     return ("perfect" in fa.cues - fb.cues and pb and not pa) or (
         "perfect" in fb.cues - fa.cues and pa and not pb
@@ -468,6 +467,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         A short reason (``"numbers differ"``, ``"negation differs"``...) or None.
     """
     fa, fb = _features(a), _features(b)
+    lines = _differing_lines(a, b)
     wa, wb = set(fa.words), set(fb.words)
     da, db = wa - wb, wb - wa
     opposite = _prefix_swapped(da, db) or any(
@@ -486,7 +486,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     if (
         ("past" in differs and not _perfect_against_past(fa, fb))
         or _future_against_perfect(fa.cues, fb.cues)
-        or _perfect_against_progressive(fa, fb, a, b)
+        or _perfect_against_progressive(fa, fb, lines)
     ):
         return "tense differs"
     if differs & {"universal", "some"}:
@@ -536,18 +536,20 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "words appended"
     if _restricted(fa.sequence, fb.sequence, _STOP):
         return "a restriction added"
-    reason = _few_words(a, b, fa.words, fb.words, embed)
+    reason = _few_words(lines, fa.words, fb.words, embed)
     if reason is None and fa.words != fb.words:
         # the rules above know the closed classes of ten languages; in another, a tense or
         # an "all" is a word they cannot tell from a paraphrase's
         # only the lines that differ: a shared English system prompt must not make a
         # Finnish question look English
-        code = language.unread([line for side in _differing_lines(a, b) for line in side])
+        code = language.unread([*lines[0], *lines[1]])
         reason = None if code is None else f"language not read ({code})"
     return reason
 
 
-def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None) -> str | None:
+def _few_words(
+    lines: tuple[list[str], list[str]], wa: list[str], wb: list[str], embed: Embed | None
+) -> str | None:
     """Why a difference of a word or two that no cue class explains matters, or None.
 
     One content word added or dropped, every other word kept, is refused in any language: it
@@ -567,8 +569,7 @@ def _few_words(a: str, b: str, wa: list[str], wb: list[str], embed: Embed | None
         return "a word added or dropped" if len(one_side) == 1 else "words added or dropped"
     if embed is None or not 0 < size <= 3:
         return None
-    la, lb = _differing_lines(a, b)
-    da, db = " ".join(la), " ".join(lb)
+    da, db = " ".join(lines[0]), " ".join(lines[1])
     shift = judge.meaning_shift(da, db, embed) if da and db else None
     return None if shift is None else f"{shift} differs (model)"
 

@@ -46,11 +46,9 @@ _ORDINALS = {
     "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
     "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
 }  # fmt: skip
-_DAY = (
-    r"(?:\d{1,2}(?:st|nd|rd|th)|(?:(?:twenty|thirty)[- ])?(?:"
-    + "|".join(sorted(_ORDINALS, key=len, reverse=True))
-    + "))"
-)
+# an ordinal word: "fifteenth", "twenty-first"
+_ORDINAL = rf"(?:(?:twenty|thirty)[- ])?(?:{'|'.join(sorted(_ORDINALS, key=len, reverse=True))})"
+_DAY = rf"(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINAL})"
 # English day-of-month forms, each rewritten as "<month> <day>": "the third of April",
 # "April the 3rd", "3 April"; and "22nd" alone as 22
 _DATES = (
@@ -59,14 +57,9 @@ _DATES = (
     (re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\b", re.I), 2, 1),
 )
 _SUFFIXED = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
-# an ordinal word from "fourth" on, alone, as its digits like "15th" ("on the fifteenth of
-# every month"); "first", "second" and "third" have other senses ("a second", "at first")
-_ORDINAL_WORD = re.compile(
-    r"\b(?:(?:twenty|thirty)[- ])?(?:"
-    + "|".join(sorted((w for w, n in _ORDINALS.items() if n > 3), key=len, reverse=True))
-    + r")\b|\b(?:twenty|thirty)[- ](?:first|second|third)\b",
-    re.I,
-)
+_ORDINAL_WORD = re.compile(rf"\b{_ORDINAL}\b", re.I)
+# "first", "second" and "third" alone have other senses ("a second", "at first")
+_OTHER_SENSES = frozenset({"first", "second", "third"})
 
 
 def _day(text: str) -> str:
@@ -85,7 +78,13 @@ def _dates(text: str) -> str:
     """Days of the month in one form, so that a paraphrase moving or spelling them agrees."""
     for pattern, month, day in _DATES:
         text = pattern.sub(partial(_month_day, month=month, day=day), text)
-    return _ORDINAL_WORD.sub(lambda m: _day(m.group(0)), _SUFFIXED.sub(r"\1", text))
+    # an ordinal word alone as its digits, like "15th" ("on the fifteenth of every month")
+    return _ORDINAL_WORD.sub(_ordinal_word, _SUFFIXED.sub(r"\1", text))
+
+
+def _ordinal_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return word if word.lower() in _OTHER_SENSES else _day(word)
 
 
 _HOUR = rf"(\d{{1,2}}|{'|'.join(w for w, v in CARDINALS.items() if 1 <= v <= 12 and w.isascii())})"

@@ -175,10 +175,12 @@ _INFINITIVE_FR = ("er", "ir", "re")
 _INFINITIVE_PT = ("ar", "er", "ir")
 # English possessive determiners and the pronouns that stand for one with its noun left out
 POSSESSIVES = _words("my our your his her their its")
-_STANDALONE = {"mine": "my", "ours": "our", "yours": "your"}
+STANDALONE_OWNERS = {"mine": "my", "ours": "our", "yours": "your", "hers": "her", "theirs": "their"}
+"""Possessive pronouns that stand for a possessive with its noun ("from mine": "from my ...")."""
 FIRST_PERSON_OWNERS = _words("my our your")
 """The speaker's and the listener's possessives: what the request's own side owns."""
-_GENITIVE = re.compile(r"(?:'s|s')$")
+GENITIVE = re.compile(r"(?:'s|s')$")
+"""The English genitive ending of a word: "Dan's", "the Smiths'"."""
 _ARTICLES = _words("a an the")  # "give her the keys": "her" is no owner there
 
 
@@ -214,15 +216,15 @@ def possessors(tokens: list[str]) -> dict[str, frozenset[str]]:
     thing is left out ("from mine", "onto my wife's") is an owner of every word: a request
     naming two owners may name them in any order.
     """
-    left_out = {_STANDALONE[t.lower()] for t in tokens if t.lower() in _STANDALONE}
+    left_out = {STANDALONE_OWNERS[t.lower()] for t in tokens if t.lower() in STANDALONE_OWNERS}
     owned: dict[str, set[str]] = {}
     for i, tok in enumerate(tokens):
         low = tok.lower()
-        genitive = len(low) > 3 and _GENITIVE.search(low) is not None
+        genitive = len(low) > 3 and GENITIVE.search(low) is not None
         if not genitive and low not in POSSESSIVES:
             continue
-        owner = _GENITIVE.sub("", low)
-        following = _GENITIVE.sub("", tokens[i + 1].lower()) if i + 1 < len(tokens) else ""
+        owner = GENITIVE.sub("", low)
+        following = GENITIVE.sub("", tokens[i + 1].lower()) if i + 1 < len(tokens) else ""
         if not any(c.isalnum() for c in following):
             left_out.add(owner)  # "... onto my wife's."
         elif following not in POSSESSIVES and following not in _ARTICLES:

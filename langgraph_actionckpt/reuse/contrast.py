@@ -78,7 +78,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from langgraph_actionckpt.reuse import forms, judge, language, lexicon, structure
+from langgraph_actionckpt.reuse import forms, judge, language, lexicon, numwords, structure
 from langgraph_actionckpt.reuse.edits import (
     _END,
     _appended,
@@ -120,7 +120,7 @@ _ONE = "one"  # the word "one" among numbers: maybe a pronoun or an article
 # English words for counts and orders that are not cardinals (those are in .structure)
 _NUMBER_WORDS = {
     "half": "0.5", "twice": "x2", "first": "#1", "second": "#2",
-    "third": "#3", "single": "1", "double": "x2", "triple": "x3", "pair": "2", "couple": "2",
+    "single": "1", "double": "x2", "triple": "x3", "pair": "2", "couple": "2",
 }  # fmt: skip
 _NEGATIONS = structure.NEGATIONS | {"avoid", "refuse", "stop"}
 _SIMPLE_PAST = frozenset({"did", "was", "were"})  # the English past auxiliaries
@@ -187,13 +187,13 @@ class _Features:
     owners: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> its possessors
 
 
-def _features(text: str) -> _Features:
+def _features(text: str, lang: str = "en") -> _Features:
     f = _Features()
     start = True
     capitalised: list[tuple[str, bool]] = []
     inner = 0  # words inside a sentence: a text capitalising most of them names nothing so
     previous = ""
-    text = forms.normalize(text)
+    text = forms.normalize(text, lang)
     tokens = _tokens(text)
     f.owners = structure.possessors(tokens)
     for k, tok in enumerate(tokens):
@@ -466,8 +466,10 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
     Returns:
         A short reason (``"numbers differ"``, ``"negation differs"``...) or None.
     """
-    fa, fb = _features(a), _features(b)
     lines = _differing_lines(a, b)
+    # numbers in words are read in the language of the lines that differ
+    lang = numwords.language_for([*lines[0], *lines[1]])
+    fa, fb = _features(a, lang), _features(b, lang)
     wa, wb = set(fa.words), set(fb.words)
     da, db = wa - wb, wb - wa
     opposite = _prefix_swapped(da, db) or any(

@@ -1,9 +1,10 @@
-"""One written form for what a paraphrase spells another way: symbols, dates, clock times.
+"""One written form for what a paraphrase spells another way: symbols, numbers, dates, times.
 
 The contrast check (:mod:`.contrast`) compares two requests word by word, after
 :func:`normalize`: full-width characters as ASCII (NFKC), currency and unit symbols as
 the words they stand for ("$5" and "5 dollars"; any other currency sign, Unicode category
-Sc, a word of its own, so "5₩" and "5₺" differ), English days of the month as "<month>
+Sc, a word of its own, so "5₩" and "5₺" differ), numbers written in words as digits
+(:mod:`.numwords`: "zweihundert" is "200"), English days of the month as "<month>
 <day>" ("the third of April" is "April 3"), clock times in digits ("half past eleven" is
 "11:30", "four in the afternoon" is "4 pm", "10 a.m." is "10 am") and digit groups without
 their separators ("5,000" is "5000").
@@ -16,7 +17,7 @@ import re
 import unicodedata
 from functools import partial
 
-from langgraph_actionckpt.reuse.structure import CARDINALS
+from langgraph_actionckpt.reuse import numwords
 
 __all__ = ["normalize"]
 
@@ -40,14 +41,9 @@ def _currency_words(text: str) -> str:
 
 
 _MONTH = "january|february|march|april|may|june|july|august|september|october|november|december"
-_ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
-    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
-    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
-}  # fmt: skip
-# an ordinal word: "fifteenth", "twenty-first"
-_ORDINAL = rf"(?:(?:twenty|thirty)[- ])?(?:{'|'.join(sorted(_ORDINALS, key=len, reverse=True))})"
+# the ordinals under text2num's threshold (:mod:`.numwords` writes "third" on as "3rd")
+_ORDINALS = {"first": 1, "second": 2}
+_ORDINAL = "first|second"
 _DAY = rf"(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINAL})"
 # English day-of-month forms, each rewritten as "<month> <day>": "the third of April",
 # "April the 3rd", "3 April"; and "22nd" alone as 22
@@ -57,17 +53,11 @@ _DATES = (
     (re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\b", re.I), 2, 1),
 )
 _SUFFIXED = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)
-_ORDINAL_WORD = re.compile(rf"\b{_ORDINAL}\b", re.I)
-# "first", "second" and "third" alone have other senses ("a second", "at first")
-_OTHER_SENSES = frozenset({"first", "second", "third"})
 
 
 def _day(text: str) -> str:
-    """The day of month an ordinal names, in digits ("third", "twenty-first", "3rd")."""
-    words = re.split(r"[- ]", text.lower())
-    if words[-1] in _ORDINALS:
-        return str(sum(CARDINALS.get(w, 0) for w in words[:-1]) + _ORDINALS[words[-1]])
-    return _SUFFIXED.sub(r"\1", text)
+    """The day of month an ordinal names, in digits ("first", "3rd")."""
+    return str(_ORDINALS.get(text.lower()) or _SUFFIXED.sub(r"\1", text))
 
 
 def _month_day(match: re.Match[str], month: int, day: int) -> str:
@@ -78,16 +68,13 @@ def _dates(text: str) -> str:
     """Days of the month in one form, so that a paraphrase moving or spelling them agrees."""
     for pattern, month, day in _DATES:
         text = pattern.sub(partial(_month_day, month=month, day=day), text)
-    # an ordinal word alone as its digits, like "15th" ("on the fifteenth of every month")
-    return _ORDINAL_WORD.sub(_ordinal_word, _SUFFIXED.sub(r"\1", text))
+    # an ordinal alone as its digits: "15th" ("on the fifteenth of every month"); "first"
+    # and "second" alone have other senses ("at first", "a second")
+    return _SUFFIXED.sub(r"\1", text)
 
 
-def _ordinal_word(match: re.Match[str]) -> str:
-    word = match.group(0)
-    return word if word.lower() in _OTHER_SENSES else _day(word)
-
-
-_HOUR = rf"(\d{{1,2}}|{'|'.join(w for w, v in CARDINALS.items() if 1 <= v <= 12 and w.isascii())})"
+_HOUR_WORDS = {"one": 1, "two": 2}  # under text2num's threshold: the other hours are digits
+_HOUR = r"(\d{1,2}|one|two)"
 # English clock times, each rewritten as digits: "half past eleven" (11:30), "a quarter to
 # six" (5:45), "seven o'clock" (7); (pattern, hours to add, minutes)
 _CLOCK: tuple[tuple[re.Pattern[str], int, str], ...] = (
@@ -109,7 +96,7 @@ _GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+\b")  # "5,000" is "5000"
 
 
 def _hour(word: str) -> int:
-    return int(word) if word.isdigit() else CARDINALS[word.lower()]
+    return int(word) if word.isdigit() else _HOUR_WORDS[word.lower()]
 
 
 def _clock_time(match: re.Match[str], shift: int, minutes: str) -> str:
@@ -131,8 +118,8 @@ def _clock(text: str) -> str:
     return re.sub(r"\bmidday\b", "noon", text, flags=re.I)
 
 
-def normalize(text: str) -> str:
-    """NFKC (full-width letters and digits become ASCII), symbols as words, dates and clock
-    times in one form."""
+def normalize(text: str, lang: str = "en") -> str:
+    """NFKC (full-width letters and digits become ASCII), symbols as words, numbers written
+    in words of ``lang`` as digits (:mod:`.numwords`), dates and clock times in one form."""
     text = _SYMBOLS.sub(lambda m: _SYMBOL_WORDS[m.group(0)], unicodedata.normalize("NFKC", text))
-    return _clock(_dates(_currency_words(text)))
+    return _clock(_dates(numwords.digits(_currency_words(text), lang)))

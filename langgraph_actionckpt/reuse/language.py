@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 import threading
+from functools import lru_cache
 from typing import Any
 
 from langgraph_actionckpt.errors import VectorUnavailableError
 
-__all__ = ["READ", "READ_SHARE", "language_of", "read_share", "unread"]
+__all__ = ["READ", "READ_SHARE", "language_of", "read_share", "unread", "without_roles"]
 
 READ = frozenset({"en", "de", "fr", "es", "it", "pt", "ru", "ar", "zh", "ja"})
 """The languages whose negation, tense and quantifier words the contrast check knows."""
@@ -37,8 +38,10 @@ _identifier: Any = None
 _lock = threading.Lock()
 
 
+@lru_cache(maxsize=1024)
 def _rank(text: str) -> list[tuple[str, float]]:
-    """Every language with its probability for ``text``, best first."""
+    """Every language with its probability for ``text``, best first (the contrast check
+    asks twice about the same lines: for their numbers and, at the end, for the language)."""
     global _identifier
     if _identifier is None:
         with _lock:
@@ -68,6 +71,11 @@ def _share(ranked: list[tuple[str, float]]) -> float:
     return sum(p for code, p in ranked if code in READ)
 
 
+def without_roles(lines: list[str]) -> str:
+    """Rendered request lines as one text, without the message type each line starts with."""
+    return " ".join(_ROLE.sub("", line) for line in lines)
+
+
 def unread(lines: list[str]) -> str | None:
     """The language of ``lines`` (where two requests differ), when the check does not read it.
 
@@ -75,7 +83,7 @@ def unread(lines: list[str]) -> str | None:
     neighbouring language than to its own), without the message type each rendered
     line starts with.
     """
-    text = " ".join(_ROLE.sub("", line) for line in lines)
+    text = without_roles(lines)
     if not text.strip():
         return None
     ranked = _rank(text)

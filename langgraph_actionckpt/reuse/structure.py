@@ -5,7 +5,8 @@ it needs to know about a language is kept here, and kept to what does not grow
 with the requests people send: how to cut text into words in any script (Han and
 kana characters count one word each), the value of a number however it is written
 (any Unicode decimal digit: ASCII, full-width, Arabic-Indic, Devanagari...;
-Chinese numerals; cardinal number words), and the closed grammatical classes that
+Chinese numerals; cardinal number words under three and Russian ones, :mod:`.numwords`
+reading the others), and the closed grammatical classes that
 flip an answer: negation, past and future tense, universal and paucal quantifiers, in
 English, German, French, Spanish, Italian, Portuguese, Russian, Arabic, Chinese and
 Japanese (the last two found as substrings: they are written without spaces). Unit
@@ -54,24 +55,10 @@ def _words(text: str) -> frozenset[str]:
 
 
 CARDINALS = {
-    # English
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
-    "million": 10**6, "billion": 10**9, "dozen": 12,
-    # German
-    "null": 0, "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6,
-    "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "zwölf": 12, "zwanzig": 20,
-    "hundert": 100, "tausend": 1000,
-    # French
-    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9,
-    "dix": 10, "douze": 12, "vingt": 20, "cent": 100, "mille": 1000,
-    # Spanish, Italian, Portuguese
-    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8,
-    "nueve": 9, "diez": 10, "doce": 12, "veinte": 20, "cien": 100, "mil": 1000,
-    "due": 2, "tre": 3, "quattro": 4, "dieci": 10, "duas": 2, "três": 3,
+    # Under text2num's threshold: :mod:`.numwords` reads the other numbers in words of
+    # English, German, French, Spanish, Italian, Portuguese, Dutch and Danish.
+    "zero": 0, "one": 1, "two": 2, "null": 0, "eins": 1, "zwei": 2, "deux": 2, "dos": 2,
+    "due": 2, "dois": 2, "duas": 2,
     # Russian (the forms a count takes after a preposition included)
     "ноль": 0, "один": 1, "одна": 1, "одно": 1, "одного": 1, "два": 2, "две": 2, "двух": 2,
     "три": 3, "трёх": 3, "трех": 3, "четыре": 4, "четырёх": 4, "четырех": 4, "пять": 5,

@@ -62,8 +62,8 @@ Unicode category; Chinese and Japanese characters count one word each; see
   tider": how most languages write a negation, an "all" or a condition), or one or
   two words on one side only with the other words kept up to inflection ("Är alla
   bibliotek ... öppna" for "Är biblioteket ... öppet", an "all" with its agreement); up to
-  three words changed that move the request the way a negation, a tense or an
-  "all" moves an English prototype, by the embedding model (:mod:`.judge`).
+  three words changed that move the request the way a negation, a tense, an "all" or an
+  opposite move does an English prototype, by the embedding model (:mod:`.judge`).
 
 It errs on the side of refusing: a paraphrase that reorders two names or adds one
 adverb is not reused, which costs one model call, never a wrong answer.

@@ -1,10 +1,11 @@
 """The contrast check on direction (issue #34): the same amount and object, the opposite move.
 
 Development examples from held-out sets #4-#16 (development data since their runs), each
-refused in both directions because the embedding model reads the move the way it reads an
-English prototype direction edit (:mod:`langgraph_actionckpt.reuse.judge`). Beside them,
-paraphrases of the same shapes (a verb and its particle replaced, an owner moved) that
-must still be served. The end-to-end test runs them through a graph on PostgreSQL 18.
+refused in both directions by the rule named: the embedding model reads the move the way it
+reads an English prototype direction edit (:mod:`langgraph_actionckpt.reuse.judge`), or two
+owners trade the ends of a transfer. Beside them, paraphrases of the same shapes (a verb
+and its particle replaced, an owner moved) that must still be served. The end-to-end test
+runs them through a graph on PostgreSQL 18.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from langgraph_actionckpt.reuse import contrast
+from langgraph_actionckpt.reuse import contrast, structure
+from langgraph_actionckpt.reuse.edits import _owners_traded
 
 from .test_reuse import embeddings, needs_model
 from .test_reuse_verifier import served_and_refused
@@ -35,6 +37,15 @@ REFUSED_DIRECTION = [
     ("refund-and-charge",
      "Tasha's night game got rained out. Please put 30 dollars back on her card.",
      "Tasha's night game got rained out. Please charge 30 dollars to her card.", MODEL),
+    ("owners-trade-ends", "Move 5 GB of data from my line to my daughter Zoe's on our family plan.",
+     "Move 5 GB of data from my daughter Zoe's line to mine on our family plan.",
+     "another owner"),
+    ("owners-trade-card-and-source", "Put 25 dollars on my wife's car wash card from mine.",
+     "Put 25 dollars on my car wash card from my wife's.", "another owner"),
+    ("owner-phrase-trades-ends",
+     "Move $150 of store credit from my account at the jewelry shop over to my sister Emma's.",
+     "Move $150 of store credit from my sister Emma's account at the jewelry shop over to mine.",
+     "another owner"),
 ]  # fmt: skip
 
 SERVED_DIRECTION = [
@@ -77,6 +88,21 @@ def test_direction_shapes_a_paraphrase_keeps(a: str, b: str, embeddings: Any) ->
     embed = embeddings.embed_documents
     assert contrast(f"human: {a}", f"human: {b}", embed) is None
     assert contrast(f"human: {b}", f"human: {a}", embed) is None
+
+
+def test_governed_owners_read_each_end() -> None:
+    line = ["Move", "5", "GB", "from", "my", "line", "to", "my", "daughter", "Zoe's", "."]
+    assert structure.governed_owners(line) == [("from", "my"), ("to", "zoe")]
+    tab = ["from", "Dan's", "tab", "to", "mine"]
+    assert structure.governed_owners(tab) == [("from", "dan"), ("to", "my")]
+    # "her" before an article is an object, not an owner
+    assert structure.governed_owners(["give", "her", "the", "keys"]) == []
+    mine_to_zoe = [("from", "my"), ("to", "zoe")]
+    assert _owners_traded(mine_to_zoe, [("from", "zoe"), ("to", "my")])
+    # an owner moved to another end with the other owner's end kept is a paraphrase's shape
+    kofi = [("send", "kofi"), ("from", "my")]
+    assert not _owners_traded(kofi, [("from", "my"), ("onto", "kofi")])
+    assert not _owners_traded(mine_to_zoe, mine_to_zoe)
 
 
 @needs_model

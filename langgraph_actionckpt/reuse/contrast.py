@@ -62,8 +62,8 @@ Unicode category; Chinese and Japanese characters count one word each; see
   tider": how most languages write a negation, an "all" or a condition), or one or
   two words on one side only with the other words kept up to inflection ("Är alla
   bibliotek ... öppna" for "Är biblioteket ... öppet", an "all" with its agreement); up to
-  three words changed that move the request the way a negation, a tense or an
-  "all" moves an English prototype, by the embedding model (:mod:`.judge`).
+  three words changed that move the request the way a negation, a tense, an "all" or an
+  opposite move does an English prototype, by the embedding model (:mod:`.judge`).
 
 It errs on the side of refusing: a paraphrase that reorders two names or adds one
 adverb is not reused, which costs one model call, never a wrong answer.
@@ -87,6 +87,7 @@ from langgraph_actionckpt.reuse.edits import (
     _inflected,
     _left_over,
     _owner_moved,
+    _owners_traded,
     _prefix_swapped,
     _replaced_sentence,
     _restricted,
@@ -185,6 +186,7 @@ class _Features:
     cues: set[str] = field(default_factory=set)  # grammatical classes: past, universal...
     units: set[str] = field(default_factory=set)
     owners: dict[str, frozenset[str]] = field(default_factory=dict)  # word -> its possessors
+    ends: list[tuple[str, str]] = field(default_factory=list)  # (word before, owner)
 
 
 def _features(text: str, lang: str = "en") -> _Features:
@@ -196,6 +198,7 @@ def _features(text: str, lang: str = "en") -> _Features:
     text = forms.normalize(text, lang)
     tokens = _tokens(text)
     f.owners = structure.possessors(tokens)
+    f.ends = structure.governed_owners(tokens)
     for k, tok in enumerate(tokens):
         if tok in _SENT_END:
             start = True
@@ -499,7 +502,7 @@ def contrast(a: str, b: str, embed: Embed | None = None) -> str | None:
         return "opposite words"
     if _from_to_swapped(fa.words, fb.words):
         return "same words, other order"
-    if _owner_moved(fa.owners, fb.owners):
+    if _owner_moved(fa.owners, fb.owners) or _owners_traded(fa.ends, fb.ends):
         return "another owner"
     # a capitalised first word is a name only if the other text names it inside a sentence
     known = {n for n, initial in fa.names + fb.names if not initial}

@@ -238,6 +238,26 @@ def _owner_moved(oa: Mapping[str, frozenset[str]], ob: Mapping[str, frozenset[st
     )
 
 
+def _owners_traded(ga: list[tuple[str, str]], gb: list[tuple[str, str]]) -> bool:
+    """Whether two owners trade the words before their phrases: the request runs the other way.
+
+    "Move 5 GB from my line to my daughter Zoe's" / "Move 5 GB from my daughter Zoe's line
+    to mine", "Put 25 dollars on my wife's card from mine" / "... on my card from my
+    wife's": each side names both owners, one after "from" and one after "to" (or "on"),
+    and they change places. ``ga`` and ``gb`` are (word before, owner) pairs
+    (:func:`.structure.governed_owners`). A paraphrase that moves an owner keeps it after
+    the same word ("Send Kofi 15 dollars from my card" / "Put 15 dollars from my card onto
+    Kofi's": "my" after "from" on both sides).
+    """
+    sa, sb = set(ga), set(gb)
+    return any(
+        (g1, o2) in sb and (g2, o1) in sb and (g1, o1) not in sb and (g2, o2) not in sb
+        for g1, o1 in sa
+        for g2, o2 in sa
+        if g1 != g2 and o1 != o2
+    )
+
+
 def _turned_round(wa: list[str], wb: list[str], function_words: AbstractSet[str]) -> bool:
     """Whether both sides compare two things with "than", each side in the other order.
 

@@ -8,7 +8,10 @@ request by about the same vector when a negation, a past tense, a future or an
 from one request to the other with the moves of a few fixed English prototype
 edits, embedded once per model: a difference of a word or two that moves the
 request the way "Book the table." / "Don't book the table." does is a negation,
-in Dutch or Korean as well.
+in Dutch or Korean as well. The same goes for a direction: the same amount and
+object with the opposite move ("Add 2 weeks to the grace period" / "Take 2 weeks off
+the grace period", "Push the visit back by 2 hours" / "Bring the visit forward by 2
+hours"), which keeps every other word and so looks like a paraphrase that swaps a verb.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ _PROTOTYPES = (
     ("future", "Has the package arrived?", "Will the package arrive?"),
     ("quantifier", "Is the shop open?", "Are all the shops open?"),
     ("quantifier", "Is the room free?", "Are all the rooms free?"),
+    ("direction", "Add 30 minutes to the meter.", "Take 30 minutes off the meter."),
+    ("direction", "Refund 50 dollars to my card.", "Charge 50 dollars to my card."),
+    ("direction", "Move the meeting 1 hour earlier.", "Move the meeting 1 hour later."),
+    ("direction", "Push the meeting back by 1 hour.", "Bring the meeting forward by 1 hour."),
+    ("direction", "Move the meeting 1 hour earlier.", "Push the meeting back 1 hour."),
 )
 _moves: dict[Hashable, list[tuple[str, list[float]]]] = {}
 _CACHED_MODELS = 8

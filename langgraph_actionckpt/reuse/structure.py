@@ -219,6 +219,34 @@ def possessors(tokens: list[str]) -> dict[str, frozenset[str]]:
     return {word: frozenset(owners | left_out) for word, owners in owned.items()}
 
 
+def governed_owners(tokens: list[str]) -> list[tuple[str, str]]:
+    """Each owner a request names, with the word before its phrase, in English.
+
+    ``tokens`` are a request's words in order. An owner is a possessive ("my line"), a
+    genitive ("Dan's tab") or a pronoun standing for one ("mine"); in a phrase of a
+    possessive and a genitive ("my daughter Zoe's line") the genitive is the owner. The
+    word before the phrase says which end of the request it is: "from my line to my
+    daughter Zoe's" gives ``[("from", "my"), ("to", "zoe")]``.
+    """
+    low = [t.lower() for t in tokens]
+    genitive = [len(w) > 3 and GENITIVE.search(w) is not None for w in low]
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(low):
+        word, before = low[i], low[i - 1] if i else ""
+        if word in STANDALONE_OWNERS:
+            out.append((before, STANDALONE_OWNERS[word]))
+        elif word in POSSESSIVES and i + 1 < len(low) and low[i + 1] not in _ARTICLES:
+            # a genitive one or two words on is the owner ("my wife's", "my sister Emma's")
+            end = next((k for k in range(i + 1, min(i + 3, len(low))) if genitive[k]), i)
+            out.append((before, GENITIVE.sub("", low[end])))
+            i = end
+        elif genitive[i]:
+            out.append((before, GENITIVE.sub("", word)))
+        i += 1
+    return out
+
+
 # question words that make the next cue a question, not a quantifier ("how many")
 QUESTION_WORDS = _words("how")
 

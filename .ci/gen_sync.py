@@ -50,6 +50,7 @@ REPLACEMENTS: dict[str, str] = {
     "AsyncConnectionPool": "ConnectionPool",
     "AsyncCursor": "Cursor",
     "AsyncDriver": "SyncDriver",
+    "AsyncKeptConnection": "SyncKeptConnection",
     "AsyncIterator": "Iterator",
     "AsyncIterable": "Iterable",
     "AsyncGenerator": "Generator",

@@ -350,8 +350,11 @@ class AsyncSaverBody(AsyncSaverAPI, BaseCheckpointSaver[str]):
             await self.driver.drain()
             await self.aflush_writes()
         finally:
-            await self.writer.aclose()
-            release_all(self)
+            try:
+                await self.writer.aclose()
+            finally:
+                await self.driver.release()
+                release_all(self)
 
     # ------------------------------------------------------------ the action log
 

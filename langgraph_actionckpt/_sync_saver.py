@@ -351,8 +351,11 @@ class SyncSaverBody(SyncSaverAPI, BaseCheckpointSaver[str]):
             self.driver.drain()
             self.flush_writes()
         finally:
-            self.writer.close()
-            release_all(self)
+            try:
+                self.writer.close()
+            finally:
+                self.driver.release()
+                release_all(self)
 
     # ------------------------------------------------------------ the action log
 

@@ -43,6 +43,7 @@ from langgraph_actionckpt.db._driver_base import (
     prepare_flag,
     take_cursor,
 )
+from langgraph_actionckpt.db.kept import AsyncKeptConnection
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
 
@@ -73,6 +74,8 @@ class AsyncDriver:
         self.lock = AsyncLock()
         self._gate = async_gate(conn)
         self._pool_to_check = False
+        pool = conn if isinstance(conn, AsyncConnectionPool) else None
+        self._kept = AsyncKeptConnection(pool)  # the last plan's, for the next one
         if isinstance(conn, psycopg.AsyncConnection):
             configure_connection(conn)
 
@@ -97,6 +100,9 @@ class AsyncDriver:
             # connections (a failed plan has rolled back already, and the pool
             # checks what comes back)
             await self._gate.acquire()
+            kept: psycopg.AsyncConnection[Any] | None = self._kept.take()
+            if kept is not None:
+                return kept
             try:
                 pooled: psycopg.AsyncConnection[Any] = await self.conn.getconn()
             except BaseException:
@@ -118,7 +124,8 @@ class AsyncDriver:
         """Return what :meth:`_borrow` took (the pool's connection, or the lock)."""
         if isinstance(self.conn, AsyncConnectionPool):
             try:
-                await self.conn.putconn(conn)
+                if not self._kept.keep(conn):
+                    await self.conn.putconn(conn)
             finally:
                 self._gate.release()
         else:
@@ -185,6 +192,10 @@ class AsyncDriver:
 
     async def drain(self) -> None:
         """Wait for writes still in flight (none here; see group commit)."""
+
+    async def release(self) -> None:
+        """Give a connection kept between plans back to the pool (``db.kept``)."""
+        await self._kept.release()
 
     async def _discard(self, conn: psycopg.AsyncConnection[Any]) -> None:
         if isinstance(self.conn, AsyncConnectionPool):

@@ -45,6 +45,7 @@ from langgraph_actionckpt.db._driver_base import (
     sync_gate,
     take_cursor,
 )
+from langgraph_actionckpt.db.kept import SyncKeptConnection
 from langgraph_actionckpt.db.plan import Op, Plan, PlanFactory, T
 
 
@@ -75,6 +76,8 @@ class SyncDriver:
         self.lock = SyncLock()
         self._gate = sync_gate(conn)
         self._pool_to_check = False
+        pool = conn if isinstance(conn, ConnectionPool) else None
+        self._kept = SyncKeptConnection(pool)  # the last plan's, for the next one
         if isinstance(conn, psycopg.Connection):
             configure_connection(conn)
 
@@ -99,6 +102,9 @@ class SyncDriver:
             # connections (a failed plan has rolled back already, and the pool
             # checks what comes back)
             self._gate.acquire()
+            kept: psycopg.Connection[Any] | None = self._kept.take()
+            if kept is not None:
+                return kept
             try:
                 pooled: psycopg.Connection[Any] = self.conn.getconn()
             except BaseException:
@@ -120,7 +126,8 @@ class SyncDriver:
         """Return what :meth:`_borrow` took (the pool's connection, or the lock)."""
         if isinstance(self.conn, ConnectionPool):
             try:
-                self.conn.putconn(conn)
+                if not self._kept.keep(conn):
+                    self.conn.putconn(conn)
             finally:
                 self._gate.release()
         else:
@@ -187,6 +194,10 @@ class SyncDriver:
 
     def drain(self) -> None:
         """Wait for writes still in flight (none here; see group commit)."""
+
+    def release(self) -> None:
+        """Give a connection kept between plans back to the pool (``db.kept``)."""
+        self._kept.release()
 
     def _discard(self, conn: psycopg.Connection[Any]) -> None:
         if isinstance(self.conn, ConnectionPool):

@@ -81,6 +81,9 @@ def escape_text(value: str) -> str:
         ConfigurationError: ``value`` is not a string (an action type of 123...).
     """
     try:
+        # the common case inline: an ASCII string without NUL is stored as it is
+        if value.isascii() and "\x00" not in value:
+            return value
         return _escape_str(value)
     except AttributeError:
         raise ConfigurationError(

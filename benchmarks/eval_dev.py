@@ -29,7 +29,7 @@ from langgraph_actionckpt.reuse.keys import render_messages, tool_key
 HERE = Path(__file__).parent
 DEVELOPMENT = [
     HERE / "reuse_pairs.jsonl",
-    *(HERE / f"reuse_heldout{n}.jsonl" for n in ("", *range(2, 17))),
+    *(HERE / f"reuse_heldout{n}.jsonl" for n in ("", *range(2, 18))),
 ]
 
 

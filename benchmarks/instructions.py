@@ -37,6 +37,7 @@ from benchmarks.floors import FLOOR_SCHEMA
 from benchmarks.savers import OUR_SCHEMA, BenchEnv, scratch_database, server_dsn, server_parser
 
 COMBOS = ("sync-sync", "sync-async", "async-sync", "async-async")
+CHILD_MODULE = "benchmarks.instructions"
 SUPERSTEPS = CHAIN_NODES + 2  # puts per invoke of the chain: the input, each node, the end
 _ids = itertools.count()
 
@@ -98,12 +99,17 @@ async def _child_async(dsn: str, side: str, durability: Any, invokes: int) -> No
         _instrument("off")
 
 
-def _count(dsn: str, side: str, combo: str, invokes: int, out: Path) -> int:
-    """Run one side of one combination under callgrind; the instructions it counted."""
+def _count(
+    dsn: str, side: str, combo: str, invokes: int, out: Path, module: str = CHILD_MODULE
+) -> int:
+    """Run one side of one combination under callgrind; the instructions it counted.
+
+    ``module``: the one whose ``--child`` runs the side (``benchmarks.put_bounds`` adds sides).
+    """
     cmd = [
         *("valgrind", "--tool=callgrind", "--instr-atstart=no"),
         f"--callgrind-out-file={out}",
-        *(sys.executable, "-m", "benchmarks.instructions"),
+        *(sys.executable, "-m", module),
         *("--child", side, combo, dsn, str(invokes)),
     ]
     subprocess.run(cmd, check=True, capture_output=True)

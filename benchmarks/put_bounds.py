@@ -11,8 +11,8 @@ process under callgrind, only the measured invokes of the 30-node chain) for fiv
 * ``floor``: the same-rows floor (``benchmarks.same_rows``' prepared statement);
 * ``layers``: ours, with every row a put and a ``put_writes`` call builds made for free: the
   first thread's rows are built by ours and kept, every later thread sends those rows again
-  with its own thread id (no serializing, compressing, escaping, checking or binding-dict
-  building; the saver, its held-writes buffer, the driver and the send all run as shipped).
+  with its own thread id (no serializing, compressing, escaping, checking or parameter
+  dicts; the saver, its held-writes buffer, the driver and the send all run as shipped).
   What the layers around the rows cost, whatever builds them;
 * ``+serialize``: ``layers`` plus the serializing every saver of these rows does per put: the
   checkpoint and the changed channel values (msgpack), the metadata (JSON), the writes' values;
@@ -21,8 +21,8 @@ process under callgrind, only the measured invokes of the 30-node chain) for fiv
 * ``ours``: as shipped.
 
 So ``+compress`` / ``floor`` is the least ours could reach with a row builder that costs
-nothing beyond the work the stored bytes need (compiled or not), and ``layers`` / ``floor`` the
-least without changing what is stored.
+nothing beyond the work the stored bytes need (compiled or not), and ``layers`` / ``floor`` what
+the layers alone cost.
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ the layers alone cost.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import sys
 import tempfile
 from collections import Counter
@@ -44,6 +43,7 @@ from langgraph_actionckpt.checkpoints.codec import Codec, json_text
 from langgraph_actionckpt.checkpoints.pending import WriteCall
 from langgraph_actionckpt.db.plan import Op
 
+CHILD_MODULE = "benchmarks.put_bounds"
 BOUNDS = ("layers", "+serialize", "+compress")
 SIDES = ("floor", *BOUNDS, "ours")
 
@@ -64,10 +64,11 @@ class Replay:
         self.calls: list[WriteCall | None] = []
         self.puts: Counter[str] = Counter()
         self.writes: Counter[str] = Counter()
+        # plans_write's own functions, which build the first thread's rows
+        self._plan_put, self._prepare = plans_write.plan_put, plans_write.prepare_writes
 
     def install(self) -> None:
-        # the two modules' own references: plans_write's stay as shipped for the first thread
-        self._plan_put, self._prepare = plans_write.plan_put, plans_write.prepare_writes
+        """Stand in for the shipped functions where the saver calls them."""
         core.plan_put = self.plan_put  # type: ignore[assignment]
         held.prepare_writes = self.prepare_writes  # type: ignore[assignment]
 
@@ -185,13 +186,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"instructions per superstep, {args.invokes} invokes of the {CHAIN_NODES}-node chain;")
     print("in brackets: / floor")
     print(f"{'combination':<13}" + "".join(f"{s:>20}" for s in SIDES))
-    names = itertools.count()
     with tempfile.TemporaryDirectory(prefix="bench-bounds-") as tmp:
         for combo in args.combos.split(","):
             counts = {}
             for side in SIDES:
-                module = "benchmarks.put_bounds" if side in BOUNDS else "benchmarks.instructions"
-                out = Path(tmp) / f"side{next(names)}"
+                module = CHILD_MODULE if side in BOUNDS else instructions.CHILD_MODULE
+                out = Path(tmp) / f"{combo}{side}"
                 with scratch_database(env) as dsn:
                     total = instructions._count(dsn, side, combo, args.invokes, out, module)
                 counts[side] = total / steps

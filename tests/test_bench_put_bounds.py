@@ -13,16 +13,8 @@ from benchmarks import put_bounds
 from benchmarks.bench_saver import CHAIN_NODES, build_chain, thread_config
 from langgraph_actionckpt import ActionSaver
 from langgraph_actionckpt.checkpoints import core, held, plans_write
-from tests.conftest import drop_schema, new_schema_name
 
 TABLES = ("checkpoints", "blobs", "writes", "actions")
-
-
-@pytest.fixture
-def fresh_schema(pg15_dsn: str) -> Any:
-    name = new_schema_name()
-    yield name
-    drop_schema(pg15_dsn, name)
 
 
 @pytest.fixture
@@ -35,20 +27,20 @@ def restore_plans() -> Any:
 
 @pytest.mark.parametrize("work", put_bounds.BOUNDS)
 def test_replayed_threads_store_as_many_rows_as_the_first(
-    pg15_dsn: str, fresh_schema: str, restore_plans: Any, work: str
+    dsn: str, schema: str, restore_plans: Any, work: str
 ) -> None:
     replay = put_bounds.Replay(work)
     replay.install()
-    with ActionSaver.from_conn_string(pg15_dsn, schema=fresh_schema) as saver:
+    with ActionSaver.from_conn_string(dsn, schema=schema) as saver:
         saver.setup()
         graph: Any = build_chain(CHAIN_NODES, is_async=False).compile(checkpointer=saver)
         for thread in ("first", "second", "third"):
             graph.invoke({"x": 0}, thread_config(thread), durability="sync")
     assert replay.first == "first"
-    with psycopg.connect(pg15_dsn, autocommit=True) as conn:
+    with psycopg.connect(dsn, autocommit=True) as conn:
         for table in TABLES:
             query = sql.SQL("SELECT thread_id, count(*) FROM {}.{} GROUP BY 1").format(
-                sql.Identifier(fresh_schema), sql.Identifier(table)
+                sql.Identifier(schema), sql.Identifier(table)
             )
             counts = dict(conn.execute(query).fetchall())
             assert counts.get("first", 0) == counts.get("second") == counts.get("third"), table
